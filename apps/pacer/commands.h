@@ -1,0 +1,13 @@
+#pragma once
+// Sub-commands of the pacer CLI: each registers its options and returns the action to run.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace pacer::cli {
+
+using Action = std::function<int()>;
+
+Action add_list_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
+
+}  // namespace pacer::cli

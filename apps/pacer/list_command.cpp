@@ -1,0 +1,44 @@
+#include <cstdio>
+#include <sstream>
+
+#include "algorithms/registry.h"
+#include "commands.h"
+#include "workloads/registry.h"
+
+namespace pacer::cli {
+
+Action add_list_command(CLI::App& app) {
+  auto what = std::make_shared<std::string>("all");
+  app.add_option("what", *what, "What to list")->check(CLI::IsMember({"all", "workloads", "algorithms"}));
+  return [what] {
+    if (*what == "all" || *what == "workloads") {
+      std::printf("Workloads\n");
+      std::printf("  %-22s %-10s %-5s %9s %9s %9s %8s %8s %6s  %s\n", "name", "metric", "goal", "val", "test",
+                  "budget_s", "step_hint", "eval_s", "batch", "variant of");
+      for (const auto& s : workload_specs()) {
+        std::printf("  %-22s %-10s %-5s %9.4f %9.4f %9.0f %8lld %8.1f %6lld  %s\n", s.name.c_str(),
+                    s.target_metric.c_str(), s.higher_is_better ? "max" : "min", s.validation_target, s.test_target,
+                    s.max_runtime_sec, static_cast<long long>(s.step_hint), s.eval_period_sec,
+                    static_cast<long long>(s.reference_batch_size), s.is_variant() ? s.base_workload.c_str() : "-");
+      }
+      for (const auto& s : workload_specs()) std::printf("    %-20s %s\n", s.name.c_str(), s.description.c_str());
+    }
+    if (*what == "all") std::printf("\n");
+    if (*what == "all" || *what == "algorithms") {
+      std::printf("Algorithms\n");
+      for (const auto& info : algorithm_infos()) {
+        std::printf("  %-10s %s\n", info.name.c_str(), info.description.c_str());
+        for (const auto& hp : info.hyperparameters) {
+          std::ostringstream line;
+          line << "      " << hp.name << " = ";
+          if (hp.default_value) line << *hp.default_value; else line << "(required)";
+          line << "  in [" << hp.min << ", " << hp.max << "]  " << hp.description;
+          std::printf("%s\n", line.str().c_str());
+        }
+      }
+    }
+    return 0;
+  };
+}
+
+}  // namespace pacer::cli

@@ -1,0 +1,42 @@
+// pacer: measure, compare and tune training algorithms by time-to-result.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pacer: measure, compare and tune neural-network training algorithms by time-to-result"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "pacer 0.1.0");
+  std::vector<std::pair<CLI::App*, pacer::cli::Action>> commands;
+  auto* list = app.add_subcommand("list", "List workloads (targets, budgets, variants) and algorithms (hyperparameters)");
+  commands.emplace_back(list, pacer::cli::add_list_command(*list));
+  auto* run = app.add_subcommand("run", "Run one timed trial: workload x algorithm x hyperparameters x seed");
+  commands.emplace_back(run, pacer::cli::add_run_command(*run));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;  // usage error
+  }
+  try {
+    for (auto& [command, action] : commands) {
+      if (command->parsed()) return action();
+    }
+  } catch (const pacer::InputError& e) {
+    std::fprintf(stderr, "pacer: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pacer: error: %s\n", e.what());
+    return 1;
+  }
+  return 2;
+}

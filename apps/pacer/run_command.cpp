@@ -1,0 +1,114 @@
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "commands.h"
+#include "core/error.h"
+#include "runtime/torch_runtime.h"
+#include "train/trial_runner.h"
+#include "workloads/registry.h"
+
+namespace pacer::cli {
+namespace {
+
+struct RunArgs {
+  std::string workload, algorithm, out, hparams_file, device = "auto", data_dir;
+  std::vector<std::string> assignments;
+  uint64_t seed = 0;
+  int64_t eval_every = 0, max_steps = 0, batch_size = 0;
+  double budget = 0.0, budget_multiplier = 0.0;
+  int threads = 0;
+  bool self_tuning = false, quiet = false, ignore_targets = false;
+};
+
+std::string describe(const std::optional<double>& v, const char* unit) {
+  if (!v) return "not reached";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.3f%s", *v, unit);
+  return buffer;
+}
+
+}  // namespace
+
+Action add_run_command(CLI::App& app) {
+  auto a = std::make_shared<RunArgs>();
+  app.add_option("-w,--workload", a->workload, "Workload name (see pacer list)")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm name (see pacer list)")->required();
+  app.add_option("--seed", a->seed, "Trial seed (model init, data order, dropout)")->capture_default_str();
+  app.add_option("-o,--out", a->out, "Folder for hparams.json, meta_data_0.json, eval_measurements.csv, trial.json");
+  app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
+  app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
+  app.add_flag("--self-tuning", a->self_tuning,
+               "Self-tuning ruleset: no hyperparameters passed, budget x1.5 (see --budget-multiplier)");
+  app.add_option("--eval-every", a->eval_every, "Evaluate every N steps instead of every eval period (seconds)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", a->max_steps, "Stop after N steps")->check(CLI::PositiveNumber);
+  app.add_option("--batch-size", a->batch_size, "Override the algorithm's global batch size")->check(CLI::PositiveNumber);
+  app.add_option("--budget", a->budget, "Time budget in seconds (default: the workload's)")->check(CLI::PositiveNumber);
+  app.add_option("--budget-multiplier", a->budget_multiplier, "Multiply the workload's budget (default 1, 1.5 self-tuning)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's choice)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--ignore-targets", a->ignore_targets,
+               "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
+  app.add_flag("-q,--quiet", a->quiet, "No progress output");
+
+  return [a]() -> int {
+    auto workload = create_workload(a->workload);  // unknown names: InputError listing valid ones
+    auto algorithm = create_algorithm(a->algorithm);
+    std::optional<Hyperparameters> hparams;
+    if (a->self_tuning) {
+      if (!a->hparams_file.empty() || !a->assignments.empty()) {
+        throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
+      }
+    } else {
+      hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file);
+      for (const auto& assignment : a->assignments) {
+        auto [name, value] = Hyperparameters::parse_assignment(assignment);
+        hparams->set(name, value);
+      }
+    }
+    set_num_threads(a->threads);
+
+    Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
+    TrialOptions options;
+    options.seed = a->seed;
+    options.device = a->device;
+    options.data_dir = a->data_dir;
+    options.eval_every_steps = a->eval_every;
+    options.max_steps = a->max_steps;
+    if (a->batch_size > 0) options.batch_size = a->batch_size;
+    if (a->budget > 0) options.time_budget = a->budget;
+    options.budget_multiplier = a->budget_multiplier > 0 ? a->budget_multiplier : (a->self_tuning ? 1.5 : 1.0);
+    options.out_dir = a->out;
+    options.progress = &progress;
+    options.stop_at_targets = !a->ignore_targets;
+    progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
+                 (a->out.empty() ? "" : ", writing to " + a->out));
+    TrialResult r = run_trial(*workload, *algorithm, hparams, options);
+
+    const auto& spec = workload->spec();
+    std::printf("status:              %s (%s)\n", to_string(r.status), r.stop_reason.c_str());
+    if (!r.message.empty()) std::printf("message:             %s\n", r.message.c_str());
+    std::printf("validation target:   %s %s %g\n", spec.target_metric.c_str(), spec.higher_is_better ? ">=" : "<=",
+                spec.validation_target);
+    std::printf("time to target:      %s\n", describe(r.time_to_target, " s").c_str());
+    std::printf("steps to target:     %s\n",
+                r.steps_to_target ? std::to_string(*r.steps_to_target).c_str() : "not reached");
+    std::printf("test time to target: %s\n", describe(r.test_time_to_target, " s").c_str());
+    if (r.best_validation) {
+      std::printf("best validation:     %.4f at step %lld\n", *r.best_validation,
+                  static_cast<long long>(r.best_validation_step));
+    }
+    std::printf("steps:               %lld in %.2f s of submission time (budget %.0f s), %.2f s of evals\n",
+                static_cast<long long>(r.steps), r.accumulated_submission_time, r.time_budget,
+                r.accumulated_eval_time);
+    if (!a->out.empty()) std::printf("results:             %s/trial.json\n", a->out.c_str());
+    return r.status == TrialStatus::failed ? 1 : 0;
+  };
+}
+
+}  // namespace pacer::cli

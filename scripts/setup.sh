@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs every build, test and data dependency from Debian packages. Idempotent: packages already
+# present are not fetched again, so `make run` / `make test` can call it every time.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libtorch-dev libopenblas0-pthread libopenblas-dev libgloo-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+  libsqlite3-dev zlib1g-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  dataset-fashion-mnist
+  python3 python3-torch python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+# OpenBLAS must be the BLAS LibTorch links against (about 11x faster than the reference BLAS on a
+# small MLP step). Select it through the alternatives system when both are installed.
+arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+for lib in libblas.so.3 liblapack.so.3; do
+  alt="${lib}-${arch}"
+  target=$(update-alternatives --list "$alt" 2>/dev/null | grep openblas | head -n 1 || true)
+  if [ -n "$target" ] && [ "$(readlink -f /etc/alternatives/$alt 2>/dev/null)" != "$(readlink -f "$target")" ]; then
+    ${SUDO:-} update-alternatives --set "$alt" "$target" >/dev/null
+    echo "setup: $alt -> $target"
+  fi
+done

@@ -1,0 +1,43 @@
+#include "algorithms/baseline_algorithm.h"
+
+#include "algorithms/update_rules.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/autograd.h>
+
+namespace pacer {
+
+std::vector<HyperparameterSpec> BaselineAlgorithm::common_specs() {
+  return {
+      {"label_smoothing", 0.0, 0.0, 0.99, "label smoothing of the cross-entropy loss"},
+      {"dropout_rate", 0.0, 0.0, 0.99, "dropout rate passed to the model"},
+      {"grad_clip", 0.0, 0.0, 1e12, "clip the global gradient norm to this value (0: off)"},
+  };
+}
+
+void BaselineAlgorithm::init_optimizer_state(const Workload& workload, Network& network,
+                                             const Hyperparameters* hparams, uint64_t /*seed*/) {
+  // Under self-tuning no hyperparameters are given: the algorithm sets its own (its defaults).
+  hparams_ = resolve_hyperparameters(hyperparameter_specs(), hparams ? *hparams : Hyperparameters{}, name());
+  flat_ = FlatParameters(network);
+  schedule_ = make_schedule(hparams_, workload.spec());
+  label_smoothing_ = hparams_.get_or("label_smoothing", 0.0);
+  dropout_rate_ = hparams_.get_or("dropout_rate", 0.0);
+  grad_clip_ = hparams_.get_or("grad_clip", 0.0);
+  configure(hparams_);
+}
+
+UpdateResult BaselineAlgorithm::update(const Workload& workload, Network& network, const Batch& batch,
+                                       const StepContext& context) {
+  flat_.zero_grad();
+  at::Tensor outputs = workload.model_fn(network, batch.inputs, ForwardMode::train, dropout_rate_);
+  at::Tensor loss = workload.loss_fn(batch.targets, outputs, batch.weights, label_smoothing_).mean();
+  torch::autograd::backward({loss});
+  at::NoGradGuard no_grad;
+  if (grad_clip_ > 0.0) clip_grad_norm(flat_.grads(), grad_clip_);
+  apply_update(flat_.values(), flat_.grads(), schedule_.at(context.step));
+  return {loss.detach(), false};
+}
+
+}  // namespace pacer

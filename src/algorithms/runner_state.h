@@ -1,0 +1,31 @@
+#pragma once
+// The read-only view of the trial runner's state that a training algorithm receives (AlgoPerf's
+// train_state and eval_results).
+#include <cstdint>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace pacer {
+
+struct RunnerState {
+  int64_t step = 0;  // steps completed so far
+  double accumulated_submission_time = 0.0;
+  double accumulated_eval_time = 0.0;
+  double accumulated_logging_time = 0.0;
+  double time_budget = 0.0;      // seconds of submission time allowed
+  double last_eval_time = 0.0;   // clock reading when the last eval ended
+  bool validation_goal_reached = false;
+  bool test_goal_reached = false;
+  std::vector<EvalRecord> evals;
+  double time_remaining() const { return time_budget - accumulated_submission_time; }
+};
+
+// What an algorithm gets on each timed call.
+struct StepContext {
+  int64_t step = 0;        // 0-based index of the step being taken (AlgoPerf global_step)
+  uint64_t step_seed = 0;  // derived from (trial seed, step): reproducible per-step randomness
+  const RunnerState* state = nullptr;
+};
+
+}  // namespace pacer

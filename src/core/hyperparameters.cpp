@@ -1,0 +1,121 @@
+#include "core/hyperparameters.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace pacer {
+
+Hyperparameters Hyperparameters::from_json_file(const std::string& path) {
+  return from_json_text(read_text_file(path), path);
+}
+
+Hyperparameters Hyperparameters::from_json_text(const std::string& text, const std::string& origin) {
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(origin + ": malformed JSON: " + e.what());
+  }
+  if (!doc.is_object()) throw InputError(origin + ": expected a JSON object of hyperparameters");
+  Hyperparameters hp;
+  for (const auto& [key, value] : doc.items()) {
+    if (value.is_boolean()) {
+      hp.set(key, value.get<bool>() ? 1.0 : 0.0);
+    } else if (value.is_number()) {
+      hp.set(key, value.get<double>());
+    } else {
+      throw InputError(origin + ": hyperparameter '" + key + "' must be a number, got " + value.dump());
+    }
+  }
+  return hp;
+}
+
+std::pair<std::string, double> Hyperparameters::parse_assignment(const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size()) {
+    throw InputError("--set '" + assignment + "': expected name=value");
+  }
+  std::string name = assignment.substr(0, eq);
+  std::string text = assignment.substr(eq + 1);
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0') {
+    throw InputError("--set " + name + ": '" + text + "' is not a number");
+  }
+  return {name, value};
+}
+
+bool Hyperparameters::contains(const std::string& name) const {
+  for (const auto& item : items_)
+    if (item.first == name) return true;
+  return false;
+}
+
+double Hyperparameters::get(const std::string& name) const {
+  for (const auto& item : items_)
+    if (item.first == name) return item.second;
+  throw Error("hyperparameter '" + name + "' is not set");
+}
+
+double Hyperparameters::get_or(const std::string& name, double fallback) const {
+  for (const auto& item : items_)
+    if (item.first == name) return item.second;
+  return fallback;
+}
+
+void Hyperparameters::set(const std::string& name, double value) {
+  for (auto& item : items_) {
+    if (item.first == name) {
+      item.second = value;
+      return;
+    }
+  }
+  items_.emplace_back(name, value);
+}
+
+std::string Hyperparameters::to_json(int indent) const {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : items_) doc[name] = value;
+  return doc.dump(indent);
+}
+
+Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& specs,
+                                        const Hyperparameters& given,
+                                        const std::string& algorithm_name) {
+  for (const auto& [name, value] : given.items()) {
+    const HyperparameterSpec* spec = nullptr;
+    for (const auto& s : specs)
+      if (s.name == name) spec = &s;
+    if (spec == nullptr) {
+      std::string known;
+      for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+      throw InputError("unknown hyperparameter '" + name + "' for algorithm " + algorithm_name +
+                       " (it accepts: " + known + ")");
+    }
+    if (!std::isfinite(value) || value < spec->min || value > spec->max) {
+      std::ostringstream msg;
+      msg << "hyperparameter '" << name << "' = " << value << " is out of range [" << spec->min << ", "
+          << spec->max << "] for algorithm " << algorithm_name;
+      throw InputError(msg.str());
+    }
+  }
+  Hyperparameters resolved;
+  for (const auto& spec : specs) {
+    if (given.contains(spec.name)) {
+      resolved.set(spec.name, given.get(spec.name));
+    } else if (spec.default_value) {
+      resolved.set(spec.name, *spec.default_value);
+    } else {
+      throw InputError("hyperparameter '" + spec.name + "' of algorithm " + algorithm_name +
+                       " has no value and no default");
+    }
+  }
+  return resolved;
+}
+
+}  // namespace pacer

@@ -1,0 +1,56 @@
+#pragma once
+// Hyperparameters: an ordered name -> value map (JSON order is kept), and the declarations an
+// algorithm makes of the hyperparameters it accepts.
+//
+//   auto hp = pacer::Hyperparameters::from_json_file("point.json");
+//   hp.set("learning_rate", 0.01);
+//   auto resolved = pacer::resolve_hyperparameters(algorithm.hyperparameter_specs(), hp);
+//   double lr = resolved.get("learning_rate");
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pacer {
+
+class Hyperparameters {
+ public:
+  Hyperparameters() = default;
+
+  // A JSON object of numbers (booleans read as 0/1). Throws InputError naming file and key.
+  static Hyperparameters from_json_file(const std::string& path);
+  static Hyperparameters from_json_text(const std::string& text, const std::string& origin);
+  // "name=value" as given to --set. Throws InputError on a malformed assignment.
+  static std::pair<std::string, double> parse_assignment(const std::string& assignment);
+
+  bool contains(const std::string& name) const;
+  double get(const std::string& name) const;  // throws Error when absent
+  double get_or(const std::string& name, double fallback) const;
+  void set(const std::string& name, double value);  // keeps the position of an existing key
+  const std::vector<std::pair<std::string, double>>& items() const { return items_; }
+  bool empty() const { return items_.empty(); }
+
+  std::string to_json(int indent = 2) const;
+
+ private:
+  std::vector<std::pair<std::string, double>> items_;
+};
+
+// What an algorithm declares about one hyperparameter.
+struct HyperparameterSpec {
+  std::string name;
+  std::optional<double> default_value;  // none: the user must give a value
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  std::string description;
+};
+
+// Checks `given` against `specs` and fills defaults, in the order of `specs`. Unknown names,
+// values outside [min, max], non-finite values and missing values without a default are
+// InputErrors naming the key.
+Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& specs,
+                                        const Hyperparameters& given,
+                                        const std::string& algorithm_name);
+
+}  // namespace pacer

@@ -1,0 +1,15 @@
+#pragma once
+// One batch of examples. `weights` is undefined unless some examples must count less (or not
+// at all, as padding in AlgoPerf's evals).
+#include <ATen/core/Tensor.h>
+
+namespace pacer {
+
+struct Batch {
+  at::Tensor inputs;
+  at::Tensor targets;
+  at::Tensor weights;  // optional, shape [batch]
+  int64_t size() const { return inputs.defined() ? inputs.size(0) : 0; }
+};
+
+}  // namespace pacer

@@ -1,0 +1,41 @@
+#include "runtime/torch_runtime.h"
+
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include "core/error.h"
+
+namespace pacer {
+
+std::string torch_version() { return TORCH_VERSION; }
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+c10::Device resolve_device(const std::string& name) {
+  if (name == "auto" || name.empty()) return cuda_available() ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
+  if (name == "cpu") return c10::Device(c10::DeviceType::CPU);
+  if (name.rfind("cuda", 0) == 0) {
+    if (!cuda_available()) {
+      throw InputError("--device " + name + ": this LibTorch build has no CUDA or no GPU is visible");
+    }
+    try {
+      return c10::Device(name);
+    } catch (const std::exception&) {
+      throw InputError("--device " + name + ": expected cuda or cuda:N");
+    }
+  }
+  throw InputError("--device " + name + ": expected auto, cpu, cuda or cuda:N");
+}
+
+void synchronize(const c10::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
+void set_num_threads(int threads) {
+  if (threads > 0) at::set_num_threads(threads);
+}
+
+int num_threads() { return at::get_num_threads(); }
+
+}  // namespace pacer

@@ -1,0 +1,22 @@
+#pragma once
+// The one place that touches LibTorch APIs which differ between 1.13 (Debian, CPU) and 2.x
+// (CUDA builds), or that depend on how LibTorch was built.
+//
+//   c10::Device device = pacer::resolve_device("auto");   // cuda when built with CUDA and a GPU is present
+//   pacer::synchronize(device);                            // before reading a clock
+#include <c10/core/Device.h>
+
+#include <string>
+
+namespace pacer {
+
+std::string torch_version();  // e.g. "1.13.0"
+bool cuda_available();
+// "auto", "cpu", "cuda" or "cuda:N". InputError for anything else, or cuda without CUDA.
+c10::Device resolve_device(const std::string& name);
+// Waits for queued device work so that wall-clock timing covers it (no-op on CPU).
+void synchronize(const c10::Device& device);
+void set_num_threads(int threads);  // intra-op threads; <= 0 leaves LibTorch's default
+int num_threads();
+
+}  // namespace pacer

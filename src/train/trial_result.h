@@ -1,0 +1,53 @@
+#pragma once
+// The outcome of one trial (torch-free: stores, scoring and reports read it).
+//
+//   pacer::TrialResult r = pacer::run_trial(...);
+//   if (r.time_to_target) std::cout << *r.time_to_target << " s\n";
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/metrics.h"
+#include "workloads/workload_spec.h"
+
+namespace pacer {
+
+enum class TrialStatus {
+  reached,      // the validation target was reached within the budget
+  not_reached,  // the run ended (budget, step limit, algorithm) without reaching it
+  diverged,     // non-finite loss or parameters before reaching the target
+  failed,       // an error stopped the run
+};
+const char* to_string(TrialStatus status);
+
+struct TrialResult {
+  TrialStatus status = TrialStatus::failed;
+  std::string stop_reason;  // targets_reached, budget, max_steps, training_complete, diverged, error
+  std::string message;      // details for diverged/failed
+  std::string workload, algorithm;
+  uint64_t seed = 0;
+  int64_t batch_size = 0;
+  double time_budget = 0.0;
+  int64_t steps = 0;
+  double accumulated_submission_time = 0.0;
+  double accumulated_eval_time = 0.0;
+  double accumulated_logging_time = 0.0;
+  double total_duration = 0.0;
+  bool diverged = false;
+  // Scoring semantics (<=, >=) on the logged evals.
+  std::optional<double> time_to_target, test_time_to_target;
+  std::optional<int64_t> steps_to_target, test_steps_to_target;
+  std::optional<int64_t> eval_index_to_target;  // 0-based index of the first eval reaching the target
+  std::optional<double> best_validation;
+  int64_t best_validation_step = 0;
+  std::vector<EvalRecord> evals;
+
+  std::string to_json() const;
+};
+
+// Fills the target fields of `result` from its evals by the scoring rule (first eval whose
+// validation metric reaches the target with <= or >=), and best_validation.
+void compute_targets(const WorkloadSpec& spec, TrialResult& result);
+
+}  // namespace pacer

@@ -1,0 +1,214 @@
+#include "train/trial_runner.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/seed.h"
+#include "data/batch_stream.h"
+#include "runtime/torch_runtime.h"
+#include "train/trial_writer.h"
+
+namespace pacer {
+namespace {
+
+bool parameters_finite(Network& network) {
+  for (const auto& p : network.parameters()) {
+    if (!at::isfinite(p).all().item<bool>()) return false;
+  }
+  return true;
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << s << "s";
+  return out.str();
+}
+
+}  // namespace
+
+TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const std::optional<Hyperparameters>& hparams,
+                      const TrialOptions& options) {
+  SteadyClock steady;
+  Clock& clock = options.clock ? *options.clock : steady;
+  const WorkloadSpec& spec = workload.spec();
+  const c10::Device device = resolve_device(options.device);
+
+  // ---- Untimed set-up: hyperparameters, data, model, optimizer state, input pipeline.
+  std::optional<Hyperparameters> resolved;
+  if (hparams) resolved = resolve_hyperparameters(algorithm.hyperparameter_specs(), *hparams, algorithm.name());
+
+  TrialResult result;
+  result.workload = spec.name;
+  result.algorithm = algorithm.name();
+  result.seed = options.seed;
+  result.batch_size = options.batch_size ? *options.batch_size : algorithm.batch_size(spec);
+  result.time_budget = options.time_budget ? *options.time_budget : spec.max_runtime_sec * options.budget_multiplier;
+  if (result.batch_size <= 0) throw InputError("batch size must be positive");
+  if (!(result.time_budget > 0)) throw InputError("time budget must be positive");
+
+  std::unique_ptr<TrialWriter> writer;
+  if (!options.out_dir.empty()) {
+    writer = std::make_unique<TrialWriter>(options.out_dir);
+    writer->write_hparams(resolved ? *resolved : Hyperparameters{});
+    TrialMetadata meta{spec, algorithm.name(), options.seed, device.str(), num_threads(), result.batch_size,
+                       result.time_budget,
+                       options.eval_every_steps > 0 ? "every " + std::to_string(options.eval_every_steps) + " steps"
+                                                    : "every " + std::to_string(spec.eval_period_sec) + " s",
+                       !hparams.has_value()};
+    writer->write_metadata(meta);
+  }
+
+  workload.load({options.data_dir, device});
+  std::shared_ptr<Network> network = workload.init_model(derive_seed(options.seed, SeedStream::model_init), device);
+  algorithm.init_optimizer_state(workload, *network, resolved ? &*resolved : nullptr,
+                                 derive_seed(options.seed, SeedStream::optimizer));
+  BatchStream stream(workload.dataset(EvalSplit::train),
+                     {result.batch_size, options.seed, /*rank=*/0, /*world_size=*/1, options.prefetch});
+
+  RunnerState state;
+  state.time_budget = result.time_budget;
+  const std::string val_key = "validation/" + spec.target_metric;
+  Progress* progress = options.progress;
+  auto log = [&](const std::string& line) {
+    if (progress) progress->log(line);
+  };
+
+  // ---- The timed loop.
+  synchronize(device);
+  const double start = clock.now();
+  double last_step_end = start;
+  state.last_eval_time = start;
+  bool time_remaining = true;
+  bool training_complete = false;
+  std::string stop_reason;
+  try {
+    while (true) {
+      if (options.stop_at_targets && state.validation_goal_reached && state.test_goal_reached) {
+        stop_reason = "targets_reached";
+        break;
+      }
+      if (!time_remaining) {
+        stop_reason = "budget";
+        break;
+      }
+      if (training_complete) {
+        stop_reason = "training_complete";
+        break;
+      }
+      if (options.max_steps > 0 && state.step >= options.max_steps) {
+        stop_reason = "max_steps";
+        break;
+      }
+      StepContext context{state.step, derive_seed(options.seed, static_cast<uint64_t>(state.step)), &state};
+      at::manual_seed(derive_seed(context.step_seed, SeedStream::dropout));  // dropout etc. per step
+      Batch batch = algorithm.select_data(stream, context);
+      UpdateResult update = algorithm.update(workload, *network, batch, context);
+      synchronize(device);
+      const double step_end = clock.now();
+      state.accumulated_submission_time += step_end - last_step_end;
+      state.step += 1;
+      training_complete = update.training_complete;
+
+      const double loss = update.loss.defined() ? update.loss.item<double>() : 0.0;
+      if (!std::isfinite(loss)) {
+        result.diverged = true;
+        result.message = "non-finite training loss at step " + std::to_string(state.step);
+        stop_reason = "diverged";
+        log(result.message);
+        break;
+      }
+
+      const bool eval_due =
+          state.step == 1 || training_complete || (options.max_steps > 0 && state.step >= options.max_steps) ||
+          (options.eval_every_steps > 0 ? state.step % options.eval_every_steps == 0
+                                        : step_end - state.last_eval_time >= spec.eval_period_sec);
+      if (eval_due) {
+        StepContext eval_context{state.step, context.step_seed, &state};
+        const double prepare_start = clock.now();
+        algorithm.prepare_for_eval(workload, *network, eval_context);
+        synchronize(device);
+        state.accumulated_submission_time += clock.now() - prepare_start;
+        time_remaining = state.accumulated_submission_time < state.time_budget;
+
+        const double eval_start = clock.now();
+        EvalRecord record;
+        record.step = state.step;
+        record.accumulated_submission_time = state.accumulated_submission_time;
+        for (EvalSplit split : {EvalSplit::train, EvalSplit::validation, EvalSplit::test}) {
+          for (const auto& [name, value] : workload.evaluate(*network, split)) {
+            record.metrics[std::string(to_string(split)) + "/" + name] = value;
+          }
+        }
+        const bool finite_params = parameters_finite(*network);
+        const double val = record.metrics.count(val_key) ? record.metrics[val_key] : NAN;
+        const double test = record.metrics.count("test/" + spec.target_metric) ? record.metrics["test/" + spec.target_metric] : NAN;
+        // Goals are sticky; the in-run check is strict, as in the reference.
+        if (std::isfinite(val) && spec.reached(val, spec.validation_target, true)) state.validation_goal_reached = true;
+        if (std::isfinite(test) && spec.reached(test, spec.test_target, true)) state.test_goal_reached = true;
+        synchronize(device);
+        const double eval_end = clock.now();
+        state.accumulated_eval_time += eval_end - eval_start;
+        record.accumulated_eval_time = state.accumulated_eval_time;
+        record.accumulated_logging_time = state.accumulated_logging_time;
+        record.total_duration = eval_end - start;
+
+        const double logging_start = clock.now();
+        state.evals.push_back(record);
+        if (writer) writer->append_eval(record);
+        std::ostringstream line;
+        line << "eval step " << state.step << " | time " << format_seconds(state.accumulated_submission_time) << "/"
+             << format_seconds(state.time_budget) << " | " << val_key << " " << std::setprecision(4) << val
+             << " (target " << spec.validation_target << ") | loss " << std::setprecision(4) << loss;
+        log(line.str());
+        state.accumulated_logging_time += clock.now() - logging_start;
+        state.last_eval_time = clock.now();
+
+        if (!finite_params || !std::isfinite(val)) {
+          result.diverged = true;
+          result.message = finite_params ? "non-finite validation metric at step " + std::to_string(state.step)
+                                         : "non-finite parameters at step " + std::to_string(state.step);
+          stop_reason = "diverged";
+          log(result.message);
+          break;
+        }
+      } else if (progress) {
+        std::ostringstream status;
+        status << "step " << state.step << " | time " << format_seconds(state.accumulated_submission_time) << "/"
+               << format_seconds(state.time_budget) << " | loss " << std::setprecision(4) << loss;
+        if (!state.evals.empty()) status << " | " << val_key << " " << state.evals.back().metrics[val_key];
+        progress->update(status.str());
+      }
+      last_step_end = clock.now();
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    result.status = TrialStatus::failed;
+    result.stop_reason = "error";
+    result.message = e.what();
+  }
+  if (progress) progress->finish();
+
+  result.steps = state.step;
+  result.accumulated_submission_time = state.accumulated_submission_time;
+  result.accumulated_eval_time = state.accumulated_eval_time;
+  result.accumulated_logging_time = state.accumulated_logging_time;
+  result.total_duration = clock.now() - start;
+  result.evals = state.evals;
+  compute_targets(spec, result);
+  if (result.stop_reason.empty()) {
+    result.stop_reason = stop_reason;
+    if (result.time_to_target) result.status = TrialStatus::reached;
+    else if (result.diverged) result.status = TrialStatus::diverged;
+    else result.status = TrialStatus::not_reached;
+  }
+  if (writer) writer->write_result(result);
+  return result;
+}
+
+}  // namespace pacer

@@ -1,0 +1,47 @@
+#pragma once
+// The trial runner: one training run of (workload, algorithm, hyperparameters, seed) under the
+// AlgoPerf timing protocol. Set-up is untimed; data selection + update are timed; evals run at
+// the eval period (first right after step 1) with the clock paused; prepare_for_eval is timed;
+// the budget is checked at evals; goals are sticky; the run stops when both targets are reached,
+// the budget is spent, the algorithm says it is complete, or a step limit is hit. A non-finite
+// loss or parameter ends the trial as "diverged".
+//
+//   pacer::TrialOptions options;
+//   options.seed = 1;
+//   options.out_dir = "runs/demo";
+//   pacer::TrialResult result = pacer::run_trial(*workload, *algorithm, hparams, options);
+#include <optional>
+#include <string>
+
+#include "algorithms/training_algorithm.h"
+#include "core/clock.h"
+#include "core/hyperparameters.h"
+#include "core/progress.h"
+#include "train/trial_result.h"
+#include "workloads/workload.h"
+
+namespace pacer {
+
+struct TrialOptions {
+  uint64_t seed = 0;
+  std::string device = "auto";
+  std::string data_dir;             // empty: $PACER_DATA_DIR or the default
+  int64_t eval_every_steps = 0;     // > 0: eval every N steps instead of every eval period
+  int64_t max_steps = 0;            // > 0: stop after this many steps
+  std::optional<int64_t> batch_size;  // overrides the algorithm's choice (scaling studies)
+  std::optional<double> time_budget;  // seconds; default: the workload's budget x budget_multiplier
+  double budget_multiplier = 1.0;     // e.g. 1.5 under self-tuning
+  std::string out_dir;              // empty: write no files
+  bool stop_at_targets = true;     // false: train on to the budget/step limit (target-setting runs)
+  int64_t prefetch = 2;             // batches gathered ahead on a background thread
+  Clock* clock = nullptr;           // default: a steady clock
+  Progress* progress = nullptr;     // default: none
+};
+
+// `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),
+// or nullopt under self-tuning. Errors in the input (unknown hyperparameter, bad device) throw
+// before training starts; a diverging run is a result, not an exception.
+TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const std::optional<Hyperparameters>& hparams,
+                      const TrialOptions& options);
+
+}  // namespace pacer

@@ -1,0 +1,96 @@
+#include "train/trial_writer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/build_info.h"
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+std::string format_number(double value) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);  // shortest round-trip form
+  return std::string(buffer, result.ptr);
+}
+
+}  // namespace
+
+TrialWriter::TrialWriter(std::string out_dir) : out_dir_(std::move(out_dir)) { create_directories(out_dir_); }
+
+void TrialWriter::write_hparams(const Hyperparameters& hparams) const {
+  write_file_atomic(out_dir_ + "/hparams.json", hparams.to_json(2) + "\n");
+}
+
+void TrialWriter::write_metadata(const TrialMetadata& m) const {
+  nlohmann::ordered_json j;
+  j["workload.name"] = m.workload.name;
+  j["workload.base_workload"] = m.workload.base_workload;
+  j["workload.target_metric_name"] = m.workload.target_metric;
+  j["workload.target_metric_direction"] = m.workload.higher_is_better ? "max" : "min";
+  j["workload.validation_target_value"] = m.workload.validation_target;
+  j["workload.test_target_value"] = m.workload.test_target;
+  j["workload.max_allowed_runtime_sec"] = m.workload.max_runtime_sec;
+  j["workload.step_hint"] = m.workload.step_hint;
+  j["workload.eval_period_time_sec"] = m.workload.eval_period_sec;
+  j["algorithm"] = m.algorithm;
+  j["ruleset"] = m.self_tuning ? "self" : "external";
+  j["rng_seed"] = m.seed;
+  j["batch_size"] = m.batch_size;
+  j["time_budget_sec"] = m.time_budget;
+  j["eval_schedule"] = m.eval_schedule;
+  j["device"] = m.device;
+  j["num_threads"] = m.threads;
+  j["hostname"] = host_name();
+  j["cpu_model_name"] = cpu_model();
+  j["framework"] = "libtorch";
+  j["git_commit_hash"] = git_commit();
+  // AlgoPerf names the file meta_data_<n>.json, n counting restarts of the same trial.
+  write_file_atomic(out_dir_ + "/meta_data_0.json", j.dump(2) + "\n");
+}
+
+std::vector<std::string> TrialWriter::csv_columns(const Metrics& metrics) {
+  std::vector<std::string> columns = {"accumulated_eval_time", "accumulated_logging_time",
+                                      "accumulated_submission_time", "global_step", "preemption_count", "score",
+                                      "total_duration"};
+  for (const auto& [name, value] : metrics) {
+    if (name == "train/num_examples") continue;  // the reference logs num_examples for validation and test only
+    columns.push_back(name);
+  }
+  std::sort(columns.begin(), columns.end());
+  return columns;
+}
+
+void TrialWriter::append_eval(const EvalRecord& r) {
+  if (columns_.empty()) {
+    columns_ = csv_columns(r.metrics);
+    for (size_t i = 0; i < columns_.size(); ++i) csv_ += (i ? "," : "") + columns_[i];
+    csv_ += "\n";
+  }
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const std::string& c = columns_[i];
+    std::string cell;
+    if (c == "accumulated_eval_time") cell = format_number(r.accumulated_eval_time);
+    else if (c == "accumulated_logging_time") cell = format_number(r.accumulated_logging_time);
+    else if (c == "accumulated_submission_time" || c == "score") cell = format_number(r.accumulated_submission_time);
+    else if (c == "global_step") cell = std::to_string(r.step);
+    else if (c == "preemption_count") cell = "0";
+    else if (c == "total_duration") cell = format_number(r.total_duration);
+    else {
+      auto it = r.metrics.find(c);
+      cell = it == r.metrics.end() ? "" : format_number(it->second);
+    }
+    csv_ += (i ? "," : "") + cell;
+  }
+  csv_ += "\n";
+  write_file_atomic(out_dir_ + "/eval_measurements.csv", csv_);
+}
+
+void TrialWriter::write_result(const TrialResult& result) const {
+  write_file_atomic(out_dir_ + "/trial.json", result.to_json() + "\n");
+}
+
+}  // namespace pacer

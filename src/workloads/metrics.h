@@ -1,0 +1,20 @@
+#pragma once
+// Eval results, without torch: metrics by name ("validation/accuracy") and one logged eval.
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace pacer {
+
+using Metrics = std::map<std::string, double>;
+
+struct EvalRecord {
+  int64_t step = 0;  // steps completed when the eval ran
+  double accumulated_submission_time = 0.0;
+  double accumulated_eval_time = 0.0;
+  double accumulated_logging_time = 0.0;
+  double total_duration = 0.0;
+  Metrics metrics;  // prefixed by split: "train/loss", "validation/accuracy", "test/num_examples"
+};
+
+}  // namespace pacer

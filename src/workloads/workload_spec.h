@@ -1,0 +1,33 @@
+#pragma once
+// The fixed attributes of a workload (no torch here: the CLI lists these without loading data).
+//
+//   const pacer::WorkloadSpec& s = workload.spec();
+//   bool hit = s.reached(0.87, s.validation_target, /*strict=*/false);
+#include <cstdint>
+#include <string>
+
+namespace pacer {
+
+struct WorkloadSpec {
+  std::string name;
+  std::string description;
+  std::string base_workload;  // for a variant: the workload it varies; empty for a base workload
+  std::string target_metric;  // e.g. "accuracy", "loss"; logged as validation/<metric>
+  bool higher_is_better = true;
+  double validation_target = 0.0;
+  double test_target = 0.0;
+  double max_runtime_sec = 0.0;  // time budget of the external-tuning ruleset
+  int64_t step_hint = 0;         // steps a baseline schedule is tuned for
+  double eval_period_sec = 0.0;  // wall time between evals (AlgoPerf rule)
+  int64_t reference_batch_size = 0;  // the batch size the baselines use
+  std::string targets_source;        // where the targets came from (docs/targets.md)
+
+  bool is_variant() const { return !base_workload.empty(); }
+  // strict: the in-run goal check (<, >); not strict: the scoring check (<=, >=).
+  bool reached(double value, double target, bool strict) const {
+    if (higher_is_better) return strict ? value > target : value >= target;
+    return strict ? value < target : value <= target;
+  }
+};
+
+}  // namespace pacer
