@@ -1,0 +1,299 @@
+// The AlgoPerf timing protocol of the trial runner, checked exactly with a fake clock: a scripted
+// algorithm advances the clock per step, a scripted workload per eval and returns chosen metrics.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/training_algorithm.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "models/mlp.h"
+#include "train/trial_runner.h"
+
+namespace pacer {
+namespace {
+
+class ScriptedWorkload : public Workload {
+ public:
+  ScriptedWorkload(FakeClock& clock, WorkloadSpec spec) : Workload(std::move(spec)), clock_(clock) {}
+  std::vector<double> validation_values;  // one per eval; the last repeats
+  std::vector<double> test_values;
+  double eval_cost = 5.0;
+
+  void load(const WorkloadContext&) override {
+    data_ = {at::randn({64, 2}), at::randn({64, 1})};
+  }
+  std::shared_ptr<Network> init_model(uint64_t seed, const c10::Device&) const override {
+    at::manual_seed(seed);
+    return std::make_shared<Mlp>(MlpOptions{2, {}, 1, Activation::relu, false});
+  }
+  LossOutput loss_fn(const at::Tensor& targets, const at::Tensor& outputs, const at::Tensor&, double) const override {
+    LossOutput out;
+    out.per_example = (outputs - targets).pow(2).sum(1);
+    out.summed = out.per_example.sum();
+    out.n_valid = at::scalar_tensor(static_cast<double>(targets.size(0)));
+    return out;
+  }
+  const TensorDataset& dataset(EvalSplit) const override { return data_; }
+  Metrics evaluate(Network&, EvalSplit split) const override {
+    if (split == EvalSplit::train) return {{"accuracy", 0.5}};
+    const auto& values = split == EvalSplit::validation ? validation_values : test_values;
+    size_t& index = split == EvalSplit::validation ? val_index_ : test_index_;
+    const double v = values.empty() ? 0.0 : values[std::min(index, values.size() - 1)];
+    ++index;
+    if (split == EvalSplit::test) clock_.advance(eval_cost);  // evals cost wall time, never submission time
+    return {{"accuracy", v}, {"num_examples", 100}};
+  }
+  size_t evals_seen() const { return val_index_; }
+
+ private:
+  FakeClock& clock_;
+  TensorDataset data_;
+  mutable size_t val_index_ = 0, test_index_ = 0;
+};
+
+class ScriptedAlgorithm : public TrainingAlgorithm {
+ public:
+  explicit ScriptedAlgorithm(FakeClock& clock) : clock_(clock) {}
+  double step_cost = 0.3;
+  double prepare_cost = 0.0;
+  int64_t diverge_at_step = -1;   // 0-based step index whose loss is NaN
+  int64_t complete_at_step = -1;  // 0-based step index that signals training complete
+  std::vector<int64_t> seen_steps;
+  std::vector<uint64_t> seen_seeds;
+
+  std::string name() const override { return "scripted"; }
+  std::vector<HyperparameterSpec> hyperparameter_specs() const override { return {{"learning_rate", 0.1, 0.0, 1.0, ""}}; }
+  void init_optimizer_state(const Workload&, Network&, const Hyperparameters*, uint64_t) override {}
+  UpdateResult update(const Workload&, Network&, const Batch& batch, const StepContext& context) override {
+    EXPECT_EQ(batch.size(), 8);
+    seen_steps.push_back(context.step);
+    seen_seeds.push_back(context.step_seed);
+    clock_.advance(step_cost);
+    UpdateResult r;
+    r.loss = at::scalar_tensor(context.step == diverge_at_step ? NAN : 1.0);
+    r.training_complete = context.step == complete_at_step;
+    return r;
+  }
+  void prepare_for_eval(const Workload&, Network&, const StepContext&) override { clock_.advance(prepare_cost); }
+  NamedTensors state() const override { return {}; }
+  void load_state(const NamedTensors&) override {}
+
+ private:
+  FakeClock& clock_;
+};
+
+WorkloadSpec test_spec() {
+  WorkloadSpec s;
+  s.name = "scripted";
+  s.target_metric = "accuracy";
+  s.higher_is_better = true;
+  s.validation_target = 0.9;
+  s.test_target = 0.8;
+  s.max_runtime_sec = 100.0;
+  s.step_hint = 100;
+  s.eval_period_sec = 1.0;
+  s.reference_batch_size = 8;
+  return s;
+}
+
+struct Fixture {
+  FakeClock clock;
+  ScriptedWorkload workload;
+  ScriptedAlgorithm algorithm{clock};
+  TrialOptions options;
+  explicit Fixture(WorkloadSpec spec = test_spec()) : workload(clock, std::move(spec)) {
+    options.clock = &clock;
+    options.prefetch = 0;
+    options.device = "cpu";
+    options.seed = 3;
+  }
+  TrialResult run() { return run_trial(workload, algorithm, Hyperparameters{}, options); }
+};
+
+std::vector<int64_t> eval_steps(const TrialResult& r) {
+  std::vector<int64_t> steps;
+  for (const auto& e : r.evals) steps.push_back(e.step);
+  return steps;
+}
+
+TEST(TrialRunner, FirstEvalAfterStepOneThenEveryEvalPeriod) {
+  Fixture f;
+  f.options.max_steps = 13;
+  TrialResult r = f.run();
+  // 0.3 s per step, period 1 s counted from the end of the previous eval: 4 steps between evals.
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9, 13}));
+  EXPECT_EQ(r.stop_reason, "max_steps");
+  EXPECT_EQ(r.steps, 13);
+}
+
+TEST(TrialRunner, EvalsAreOffTheClock) {
+  Fixture f;
+  f.options.max_steps = 9;
+  TrialResult r = f.run();
+  ASSERT_EQ(r.evals.size(), 3u);
+  EXPECT_NEAR(r.evals[0].accumulated_submission_time, 0.3, 1e-9);
+  EXPECT_NEAR(r.evals[1].accumulated_submission_time, 1.5, 1e-9);
+  EXPECT_NEAR(r.evals[2].accumulated_submission_time, 2.7, 1e-9);
+  EXPECT_NEAR(r.accumulated_submission_time, 2.7, 1e-9);
+  EXPECT_NEAR(r.accumulated_eval_time, 15.0, 1e-9);        // three evals of 5 s
+  EXPECT_NEAR(r.evals[2].total_duration, 2.7 + 15.0, 1e-9);  // wall time includes the evals
+}
+
+TEST(TrialRunner, PrepareForEvalIsTimed) {
+  Fixture f;
+  f.algorithm.prepare_cost = 0.25;
+  f.options.max_steps = 5;
+  TrialResult r = f.run();
+  ASSERT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5}));
+  EXPECT_NEAR(r.evals[0].accumulated_submission_time, 0.3 + 0.25, 1e-9);
+  EXPECT_NEAR(r.evals[1].accumulated_submission_time, 1.5 + 0.5, 1e-9);
+}
+
+TEST(TrialRunner, BudgetIsCheckedOnlyAtEvals) {
+  Fixture f;
+  f.options.time_budget = 2.0;
+  TrialResult r = f.run();
+  // Evals at 0.3 s, 1.5 s and 2.7 s: only the third sees the budget spent; training ran past it.
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9}));
+  EXPECT_EQ(r.stop_reason, "budget");
+  EXPECT_EQ(r.status, TrialStatus::not_reached);
+  EXPECT_NEAR(r.accumulated_submission_time, 2.7, 1e-9);
+}
+
+TEST(TrialRunner, BudgetMultiplierScalesTheWorkloadBudget) {
+  WorkloadSpec spec = test_spec();
+  spec.max_runtime_sec = 1.0;
+  Fixture f(spec);
+  f.options.budget_multiplier = 1.4;  // 1.4 s: the eval at 1.5 s ends the run
+  TrialResult r = f.run();
+  EXPECT_DOUBLE_EQ(r.time_budget, 1.4);
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5}));
+}
+
+TEST(TrialRunner, GoalsAreStickyAndTrainingContinuesToTheTestTarget) {
+  Fixture f;
+  // Validation reaches 0.95 at the 2nd eval then drops; test reaches its target only at the 4th.
+  f.workload.validation_values = {0.5, 0.95, 0.7, 0.7, 0.7};
+  f.workload.test_values = {0.5, 0.6, 0.7, 0.85, 0.9};
+  TrialResult r = f.run();
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9, 13}));
+  EXPECT_EQ(r.stop_reason, "targets_reached");
+  EXPECT_EQ(r.status, TrialStatus::reached);
+  ASSERT_TRUE(r.time_to_target.has_value());
+  EXPECT_NEAR(*r.time_to_target, 1.5, 1e-9);
+  EXPECT_EQ(*r.steps_to_target, 5);
+  EXPECT_EQ(*r.eval_index_to_target, 1);
+  EXPECT_NEAR(*r.test_time_to_target, 3.9, 1e-9);
+  EXPECT_DOUBLE_EQ(*r.best_validation, 0.95);
+}
+
+TEST(TrialRunner, InRunCheckIsStrictButScoringIsNot) {
+  Fixture f;
+  f.workload.validation_values = {0.9};  // exactly the target: never "reached" in-run
+  f.workload.test_values = {0.9};
+  f.options.max_steps = 9;
+  TrialResult r = f.run();
+  EXPECT_EQ(r.stop_reason, "max_steps");  // the run did not stop at the target
+  ASSERT_TRUE(r.time_to_target.has_value());  // but scoring (>=) counts the first eval
+  EXPECT_EQ(*r.steps_to_target, 1);
+  EXPECT_EQ(r.status, TrialStatus::reached);
+}
+
+TEST(TrialRunner, DivergenceEndsTheTrialAsAResult) {
+  Fixture f;
+  f.algorithm.diverge_at_step = 6;
+  TrialResult r = f.run();
+  EXPECT_EQ(r.status, TrialStatus::diverged);
+  EXPECT_TRUE(r.diverged);
+  EXPECT_EQ(r.stop_reason, "diverged");
+  EXPECT_EQ(r.steps, 7);
+  EXPECT_NE(r.message.find("step 7"), std::string::npos);
+}
+
+TEST(TrialRunner, DivergenceAfterReachingTheTargetKeepsTheTime) {
+  Fixture f;
+  f.workload.validation_values = {0.95};
+  f.workload.test_values = {0.5};
+  f.algorithm.diverge_at_step = 6;
+  TrialResult r = f.run();
+  EXPECT_EQ(r.status, TrialStatus::reached);
+  EXPECT_TRUE(r.diverged);
+  EXPECT_EQ(*r.steps_to_target, 1);
+}
+
+TEST(TrialRunner, EvalEveryNSteps) {
+  Fixture f;
+  f.options.eval_every_steps = 4;
+  f.options.max_steps = 12;
+  TrialResult r = f.run();
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 4, 8, 12}));
+}
+
+TEST(TrialRunner, TrainingCompleteSignalStopsAfterAnEval) {
+  Fixture f;
+  f.algorithm.complete_at_step = 2;  // the third step
+  TrialResult r = f.run();
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(r.stop_reason, "training_complete");
+}
+
+TEST(TrialRunner, StepsAndSeedsReachTheAlgorithm) {
+  Fixture f;
+  f.options.max_steps = 4;
+  f.run();
+  EXPECT_EQ(f.algorithm.seen_steps, (std::vector<int64_t>{0, 1, 2, 3}));
+  std::set<uint64_t> distinct(f.algorithm.seen_seeds.begin(), f.algorithm.seen_seeds.end());
+  EXPECT_EQ(distinct.size(), 4u);
+  Fixture g;
+  g.options.max_steps = 4;
+  g.run();
+  EXPECT_EQ(f.algorithm.seen_seeds, g.algorithm.seen_seeds);  // reproducible per-step seeds
+}
+
+TEST(TrialRunner, UnknownHyperparameterIsAnInputErrorBeforeTraining) {
+  Fixture f;
+  Hyperparameters hp;
+  hp.set("learning_rat", 0.1);
+  EXPECT_THROW(run_trial(f.workload, f.algorithm, hp, f.options), InputError);
+  EXPECT_TRUE(f.algorithm.seen_steps.empty());
+}
+
+TEST(TrialRunner, WritesTheReferenceLayout) {
+  Fixture f;
+  f.workload.validation_values = {0.5, 0.95};
+  f.workload.test_values = {0.5, 0.85};
+  const std::string dir = ::testing::TempDir() + "/pacer_runner_layout";
+  std::filesystem::remove_all(dir);
+  f.options.out_dir = dir;
+  TrialResult r = f.run();
+  for (const char* file : {"hparams.json", "meta_data_0.json", "eval_measurements.csv", "trial.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + file)) << file;
+  }
+  std::ifstream csv(dir + "/eval_measurements.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  EXPECT_EQ(header,
+            "accumulated_eval_time,accumulated_logging_time,accumulated_submission_time,global_step,preemption_count,"
+            "score,test/accuracy,test/num_examples,total_duration,train/accuracy,validation/accuracy,"
+            "validation/num_examples");
+  int rows = 0;
+  while (std::getline(csv, row)) ++rows;
+  EXPECT_EQ(rows, 2);
+  auto trial = nlohmann::json::parse(std::ifstream(dir + "/trial.json"));
+  EXPECT_EQ(trial["status"], "reached");
+  EXPECT_EQ(trial["steps_to_target"], 5);
+  auto hparams = nlohmann::json::parse(std::ifstream(dir + "/hparams.json"));
+  EXPECT_DOUBLE_EQ(hparams["learning_rate"].get<double>(), 0.1);  // the default was filled in
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << "leftover " << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace pacer
