@@ -181,20 +181,21 @@ TEST(BatchStream, ShardIndicesAgreeWithNext) {
 }
 
 // shard_indices is documented as a pure function that algorithms may call while selecting data,
-// i.e. while the prefetching thread gathers later batches (possibly of another epoch).
+// i.e. while the prefetching thread gathers later batches (often of another epoch). A large
+// dataset makes each epoch's shuffle slow enough for unsynchronized access to show.
 TEST(BatchStream, ShardIndicesIsSafeWhilePrefetching) {
-  const auto data = make_dataset(64);
-  pacer::BatchStream reference(data, options(32, 9, 0));  // 2 batches per epoch: epochs change often
+  const int64_t n = 8192, batch = 4096;  // 2 batches per epoch: the epoch changes all the time
+  const auto data = make_dataset(n);
+  const int calls = 200;
+  pacer::BatchStream reference(data, options(batch, 9, 0));
   std::vector<Indices> expected;
-  for (int i = 0; i < 256; ++i) expected.push_back(reference.shard_indices(i));
+  for (int i = 0; i < 2 * calls; ++i) expected.push_back(reference.shard_indices(i));
 
-  pacer::BatchStream stream(data, options(32, 9, /*prefetch=*/3));
-  for (int round = 0; round < 400; ++round) {
-    const int i = (round * 37) % 256;
-    ASSERT_EQ(stream.shard_indices(i), expected[static_cast<size_t>(i)]) << "round " << round;
-    if (round % 2 == 0) {
-      ASSERT_EQ(indices_of(stream.next()), expected[static_cast<size_t>(round / 2)]) << "round " << round;
-    }
+  pacer::BatchStream stream(data, options(batch, 9, /*prefetch=*/4));
+  for (int call = 0; call < calls; ++call) {
+    const int i = (call * 37 + 101) % (2 * calls);
+    ASSERT_EQ(stream.shard_indices(i), expected[static_cast<size_t>(i)]) << "call " << call;
+    ASSERT_EQ(indices_of(stream.next()), expected[static_cast<size_t>(call)]) << "call " << call;
   }
 }
 

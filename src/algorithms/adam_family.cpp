@@ -27,7 +27,7 @@ std::string AdamFamilyAlgorithm::description() const {
 std::vector<HyperparameterSpec> AdamFamilyAlgorithm::hyperparameter_specs() const {
   // Defaults: the best point of the fmnist_mlp tuning runs (docs/targets.md).
   std::vector<HyperparameterSpec> specs = {
-      {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate"},
+      {"learning_rate", variant_ == AdamVariant::nadamw ? 0.005 : 0.002, 0.0, 10.0, "peak learning rate"},
       {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1"},
       {"beta2", 0.999, 0.0, 1.0, "second-moment decay"},
       {"weight_decay", variant_ == AdamVariant::adam ? 0.0 : 0.01, 0.0, 10.0,

@@ -61,6 +61,7 @@ const std::vector<int64_t>& BatchStream::epoch_order(int64_t epoch) const {
 std::vector<int64_t> BatchStream::shard_indices(int64_t index) const {
   const int64_t epoch = index / batches_per_epoch_;
   const int64_t within = index % batches_per_epoch_;
+  std::lock_guard<std::mutex> lock(order_mutex_);
   const auto& order = epoch_order(epoch);
   const int64_t w = options_.world_size, r = options_.rank, b = options_.batch_size;
   // Rank r takes a contiguous slice; the first (b % w) ranks take one extra example.

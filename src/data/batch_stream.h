@@ -53,7 +53,9 @@ class BatchStream {
   int64_t batches_per_epoch_ = 0;
   int64_t next_index_ = 0;  // consumer side (synchronous mode)
 
-  // Memo of the current epoch's permutation (only touched by the gathering thread).
+  // Memo of the latest epoch's permutation. shard_indices may run on the caller's thread and the
+  // gathering thread at once, so the memo is guarded.
+  mutable std::mutex order_mutex_;
   mutable int64_t cached_epoch_ = -1;
   mutable std::vector<int64_t> cached_order_;
 

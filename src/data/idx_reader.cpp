@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <cstdio>
 #include <memory>
 
 #include "core/error.h"
@@ -51,8 +52,9 @@ IdxArray read_idx_file(const std::string& path) {
   if (!read_exact(file.get(), path, magic, 4)) throw InputError(path + ": truncated IDX header");
   if (magic[0] != 0 || magic[1] != 0) throw InputError(path + ": not an IDX file (bad magic number)");
   if (magic[2] != 0x08) {
-    throw InputError(path + ": unsupported IDX element type 0x" + std::to_string(magic[2]) +
-                     " (only unsigned bytes, 0x08)");
+    char type[8];
+    std::snprintf(type, sizeof(type), "0x%02X", static_cast<unsigned>(magic[2]));
+    throw InputError(path + ": unsupported IDX element type " + type + " (only unsigned bytes, 0x08)");
   }
   const int rank = magic[3];
   if (rank < 1 || rank > 4) throw InputError(path + ": implausible IDX rank " + std::to_string(rank));

@@ -1,0 +1,229 @@
+// End-to-end tests of the `pacer` command line: exit codes (0 success, 2 bad input or usage) and
+// the messages users see, plus one short real run and the files it writes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/torch_runtime.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "lacks \"" << (needle) << "\" in:\n" << (haystack)
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::path(::testing::TempDir()) / "cli_test_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    ASSERT_TRUE(fs::exists(PACER_BINARY)) << "the pacer executable was not built: " << PACER_BINARY;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // Runs `pacer <args>` with stdout and stderr captured separately.
+  CliResult pacer(const std::string& args) const {
+    const std::string out = dir_ + "/stdout.txt", err = dir_ + "/stderr.txt";
+    const std::string command = "'" + std::string(PACER_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    CliResult r;
+    r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  // Expects exit code 2 with a message on stderr containing each of `needles`.
+  void expect_input_error(const std::string& args, const std::vector<std::string>& needles) const {
+    SCOPED_TRACE("pacer " + args);
+    const CliResult r = pacer(args);
+    EXPECT_EQ(r.code, 2) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+    for (const auto& needle : needles) EXPECT_CONTAINS(r.err, needle);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(CliTest, ListShowsWorkloadsAlgorithmsAndHyperparameters) {
+  const CliResult r = pacer("list");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"fmnist_mlp", "fmnist_cnn", "synthetic_regression", "nadamw", "adamw", "sgd",
+                           "learning_rate", "beta2", "weight_decay"}) {
+    EXPECT_CONTAINS(r.out, name);
+  }
+  const CliResult algorithms = pacer("list algorithms");
+  EXPECT_EQ(algorithms.code, 0);
+  EXPECT_CONTAINS(algorithms.out, "nadamw");
+  EXPECT_EQ(algorithms.out.find("fmnist_cnn"), std::string::npos) << "list algorithms should not list workloads";
+  EXPECT_EQ(pacer("list nonsense").code, 2);
+}
+
+TEST_F(CliTest, NoSubcommandIsAUsageError) { EXPECT_EQ(pacer("").code, 2); }
+
+TEST_F(CliTest, RunHelpExitsZero) {
+  const CliResult r = pacer("run --help");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "--workload");
+  EXPECT_CONTAINS(r.out, "--set");
+}
+
+TEST_F(CliTest, UnknownWorkloadListsValidOnes) {
+  expect_input_error("run -w nope -a nadamw -q",
+                     {"pacer: error:", "nope", "fmnist_mlp", "fmnist_cnn", "synthetic_regression"});
+}
+
+TEST_F(CliTest, UnknownAlgorithmListsValidOnes) {
+  expect_input_error("run -w synthetic_regression -a nope -q", {"pacer: error:", "nope", "nadamw", "sgd"});
+}
+
+TEST_F(CliTest, NonNumericSetValueNamesTheHyperparameter) {
+  expect_input_error("run -w synthetic_regression -a nadamw --set learning_rate=abc -q",
+                     {"pacer: error:", "learning_rate", "abc"});
+}
+
+TEST_F(CliTest, MalformedSetIsAnError) {
+  expect_input_error("run -w synthetic_regression -a nadamw --set learning_rate -q", {"pacer: error:", "name=value"});
+}
+
+TEST_F(CliTest, UnknownHyperparameterIsNamed) {
+  expect_input_error("run -w synthetic_regression -a nadamw --set bogus=1 -q",
+                     {"pacer: error:", "bogus", "learning_rate"});
+}
+
+TEST_F(CliTest, OutOfRangeHyperparameterIsNamed) {
+  expect_input_error("run -w synthetic_regression -a nadamw --set beta2=2 -q", {"pacer: error:", "beta2"});
+}
+
+TEST_F(CliTest, MalformedHparamsFileIsNamed) {
+  const std::string file = dir_ + "/broken.json";
+  std::ofstream(file) << "{\"learning_rate\": 0.01,,}";
+  expect_input_error("run -w synthetic_regression -a nadamw --hparams '" + file + "' -q", {"pacer: error:", file});
+  const std::string missing = dir_ + "/missing.json";
+  expect_input_error("run -w synthetic_regression -a nadamw --hparams '" + missing + "' -q", {"pacer: error:", missing});
+}
+
+TEST_F(CliTest, SelfTuningRejectsHyperparameters) {
+  expect_input_error("run -w synthetic_regression -a nadamw --self-tuning --set learning_rate=0.1 -q",
+                     {"pacer: error:", "--self-tuning"});
+}
+
+TEST_F(CliTest, MissingRequiredOptionIsAUsageError) {
+  expect_input_error("run -w synthetic_regression", {"--algorithm"});
+  expect_input_error("run -a nadamw", {"--workload"});
+}
+
+TEST_F(CliTest, InvalidOptionValuesAreUsageErrors) {
+  expect_input_error("run -w synthetic_regression -a nadamw --max-steps 0 -q", {"--max-steps"});
+  expect_input_error("run -w synthetic_regression -a nadamw --no-such-flag -q", {"--no-such-flag"});
+}
+
+TEST_F(CliTest, BadDeviceIsAnInputError) {
+  expect_input_error("run -w synthetic_regression -a nadamw --device tpu --max-steps 1 -q",
+                     {"pacer: error:", "--device tpu"});
+  if (pacer::cuda_available()) GTEST_SKIP() << "CUDA is available: --device cuda is valid here";
+  expect_input_error("run -w synthetic_regression -a nadamw --device cuda --max-steps 1 -q",
+                     {"pacer: error:", "--device cuda"});
+}
+
+TEST_F(CliTest, MissingDataDirNamesTheFile) {
+  expect_input_error("run -w fmnist_mlp -a nadamw --data-dir /nonexistent --device cpu --max-steps 1 -q",
+                     {"pacer: error:", "/nonexistent/train-images-idx3-ubyte.gz"});
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(line);
+  std::string part;
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  return parts;
+}
+
+TEST_F(CliTest, ShortSyntheticRunWritesItsResults) {
+  const std::string out = dir_ + "/run";
+  const CliResult r = pacer("run -w synthetic_regression -a nadamw --seed 3 --set learning_rate=0.01 "
+                            "--max-steps 20 --eval-every 10 --device cpu --threads 1 -q --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+  EXPECT_CONTAINS(r.out, "status:");
+
+  for (const char* file : {"hparams.json", "meta_data_0.json", "eval_measurements.csv", "trial.json"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + file)) << file;
+  }
+  // No temporary files from the atomic writes are left behind.
+  for (const auto& entry : fs::directory_iterator(out)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+
+  // hparams.json: the resolved point, defaults filled in, the --set value kept.
+  const auto hparams = nlohmann::json::parse(read_file(out + "/hparams.json"));
+  ASSERT_TRUE(hparams.is_object());
+  EXPECT_DOUBLE_EQ(hparams.at("learning_rate").get<double>(), 0.01);
+  EXPECT_TRUE(hparams.contains("beta2"));
+
+  const auto meta = nlohmann::json::parse(read_file(out + "/meta_data_0.json"));
+  EXPECT_EQ(meta.at("workload.name"), "synthetic_regression");
+  EXPECT_EQ(meta.at("algorithm"), "nadamw");
+  EXPECT_EQ(meta.at("rng_seed"), 3);
+
+  // eval_measurements.csv: AlgoPerf's sorted columns; evals after step 1, then every 10 steps.
+  std::stringstream csv(read_file(out + "/eval_measurements.csv"));
+  std::string header;
+  ASSERT_TRUE(std::getline(csv, header));
+  EXPECT_EQ(header.rfind("accumulated_eval_time", 0), 0u) << header;
+  const auto columns = split(header, ',');
+  auto column = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < columns.size(); ++i)
+      if (columns[i] == name) return static_cast<int>(i);
+    ADD_FAILURE() << "no column " << name << " in " << header;
+    return -1;
+  };
+  const int step_col = column("global_step");
+  column("score");
+  const int loss_col = column("validation/loss");
+  ASSERT_GE(step_col, 0);
+  ASSERT_GE(loss_col, 0);
+  std::vector<std::string> steps;
+  std::string line;
+  while (std::getline(csv, line)) {
+    if (line.empty()) continue;
+    const auto cells = split(line, ',');
+    ASSERT_EQ(cells.size(), columns.size()) << line;
+    steps.push_back(cells[static_cast<size_t>(step_col)]);
+    EXPECT_GT(std::stod(cells[static_cast<size_t>(loss_col)]), 0.0) << line;
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"1", "10", "20"}));
+
+  const auto trial = nlohmann::json::parse(read_file(out + "/trial.json"));
+  EXPECT_EQ(trial.at("steps"), 20);
+  ASSERT_TRUE(trial.contains("status"));
+  EXPECT_TRUE(trial.at("status").is_string());
+  EXPECT_NE(trial.at("status"), "failed");
+  EXPECT_EQ(trial.at("stop_reason"), "max_steps");
+  EXPECT_EQ(trial.at("workload"), "synthetic_regression");
+  EXPECT_EQ(trial.at("algorithm"), "nadamw");
+  EXPECT_EQ(trial.at("num_evals"), 3);
+}
+
+}  // namespace

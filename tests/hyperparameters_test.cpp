@@ -1,0 +1,244 @@
+// Tests of hyperparameter parsing and resolution (src/core/hyperparameters.h) and of the name
+// registries' errors for unknown algorithms and workloads.
+#include "core/hyperparameters.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/error.h"
+#include "workloads/registry.h"
+#include "workloads/workload.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using pacer::Hyperparameters;
+using pacer::HyperparameterSpec;
+
+// Runs `fn`, expects pacer::InputError, and returns its message ("" when none was thrown).
+std::string input_error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const pacer::InputError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected pacer::InputError, got: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected pacer::InputError, nothing was thrown";
+  return "";
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "\"" << (haystack) << "\" lacks \"" << (needle) << "\""
+
+std::vector<std::string> names_of(const Hyperparameters& hp) {
+  std::vector<std::string> names;
+  for (const auto& item : hp.items()) names.push_back(item.first);
+  return names;
+}
+
+TEST(Hyperparameters, JsonOrderIsKept) {
+  const auto hp = Hyperparameters::from_json_text(R"({"zeta": 3, "alpha": 1.5, "mid": -2e-3, "beta": 0})", "point");
+  EXPECT_EQ(names_of(hp), (std::vector<std::string>{"zeta", "alpha", "mid", "beta"}));
+  EXPECT_DOUBLE_EQ(hp.get("zeta"), 3.0);
+  EXPECT_DOUBLE_EQ(hp.get("alpha"), 1.5);
+  EXPECT_DOUBLE_EQ(hp.get("mid"), -2e-3);
+  EXPECT_DOUBLE_EQ(hp.get("beta"), 0.0);
+  // And the JSON written back keeps it too.
+  const std::string json = hp.to_json(0);
+  EXPECT_LT(json.find("zeta"), json.find("alpha"));
+  EXPECT_LT(json.find("alpha"), json.find("mid"));
+  EXPECT_LT(json.find("mid"), json.find("beta"));
+  const auto round_trip = Hyperparameters::from_json_text(json, "round trip");
+  EXPECT_EQ(round_trip.items(), hp.items());
+}
+
+TEST(Hyperparameters, SetKeepsPositionOfExistingKey) {
+  Hyperparameters hp;
+  EXPECT_TRUE(hp.empty());
+  hp.set("a", 1);
+  hp.set("b", 2);
+  hp.set("a", 5);
+  EXPECT_EQ(names_of(hp), (std::vector<std::string>{"a", "b"}));
+  EXPECT_DOUBLE_EQ(hp.get("a"), 5.0);
+  EXPECT_TRUE(hp.contains("b"));
+  EXPECT_FALSE(hp.contains("c"));
+  EXPECT_DOUBLE_EQ(hp.get_or("c", 7.5), 7.5);
+  EXPECT_THROW(hp.get("c"), pacer::Error);
+}
+
+TEST(Hyperparameters, BooleansReadAsZeroOrOne) {
+  const auto hp = Hyperparameters::from_json_text(R"({"use_nesterov": true, "decay": false})", "flags");
+  EXPECT_DOUBLE_EQ(hp.get("use_nesterov"), 1.0);
+  EXPECT_DOUBLE_EQ(hp.get("decay"), 0.0);
+}
+
+TEST(Hyperparameters, MalformedJsonNamesTheOrigin) {
+  const std::string msg =
+      input_error_of([] { Hyperparameters::from_json_text(R"({"learning_rate": 0.1,)", "sweeps/point_3.json"); });
+  EXPECT_CONTAINS(msg, "sweeps/point_3.json");
+  EXPECT_CONTAINS(msg, "malformed");
+  EXPECT_CONTAINS(input_error_of([] { Hyperparameters::from_json_text("", "empty.json"); }), "empty.json");
+}
+
+TEST(Hyperparameters, NonObjectIsRejected) {
+  EXPECT_CONTAINS(input_error_of([] { Hyperparameters::from_json_text("[1, 2]", "list.json"); }), "list.json");
+  EXPECT_CONTAINS(input_error_of([] { Hyperparameters::from_json_text("0.1", "scalar.json"); }), "scalar.json");
+}
+
+TEST(Hyperparameters, NonNumberValueNamesTheKey) {
+  for (const char* value : {R"("0.1")", "null", "[0.1]", R"({"x": 1})"}) {
+    SCOPED_TRACE(value);
+    const std::string text = std::string(R"({"beta2": 0.99, "learning_rate": )") + value + "}";
+    const std::string msg = input_error_of([&] { Hyperparameters::from_json_text(text, "hp.json"); });
+    EXPECT_CONTAINS(msg, "hp.json");
+    EXPECT_CONTAINS(msg, "learning_rate");
+  }
+}
+
+TEST(Hyperparameters, FromJsonFile) {
+  std::string tmpl = (fs::path(::testing::TempDir()) / "hyperparameters_test_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const std::string good = tmpl + "/good.json", bad = tmpl + "/bad.json";
+  std::ofstream(good) << R"({"b": 2, "a": 1})";
+  std::ofstream(bad) << R"({"b": 2, "a": })";
+  const auto hp = Hyperparameters::from_json_file(good);
+  EXPECT_EQ(names_of(hp), (std::vector<std::string>{"b", "a"}));
+  EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::from_json_file(bad); }), bad);
+  const std::string missing = tmpl + "/missing.json";
+  EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::from_json_file(missing); }), missing);
+  fs::remove_all(tmpl);
+}
+
+TEST(Hyperparameters, ParseAssignment) {
+  EXPECT_EQ(Hyperparameters::parse_assignment("learning_rate=0.01"), std::make_pair(std::string("learning_rate"), 0.01));
+  EXPECT_EQ(Hyperparameters::parse_assignment("beta2=1e-3"), std::make_pair(std::string("beta2"), 1e-3));
+  EXPECT_EQ(Hyperparameters::parse_assignment("x=-2"), std::make_pair(std::string("x"), -2.0));
+
+  for (const char* bad : {"learning_rate", "=0.1", "learning_rate=", "", "="}) {
+    SCOPED_TRACE(bad);
+    input_error_of([&] { Hyperparameters::parse_assignment(bad); });
+  }
+  for (const char* bad : {"learning_rate=abc", "learning_rate=0.1x", "learning_rate=0.1 ", "learning_rate=1=2"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::parse_assignment(bad); }), "learning_rate");
+  }
+}
+
+std::vector<HyperparameterSpec> specs() {
+  return {
+      {"learning_rate", std::nullopt, 0.0, 10.0, "required"},
+      {"beta2", 0.999, 0.0, 1.0, "decay"},
+      {"warmup", 0.05, 0.0, 1.0, "warmup"},
+      {"weight_decay", 0.0, 0.0, std::numeric_limits<double>::infinity(), "wd"},
+  };
+}
+
+TEST(ResolveHyperparameters, DefaultsAreFilledInSpecOrder) {
+  Hyperparameters given;
+  given.set("warmup", 0.1);  // given out of spec order
+  given.set("learning_rate", 0.5);
+  const auto resolved = pacer::resolve_hyperparameters(specs(), given, "algo");
+  EXPECT_EQ(names_of(resolved), (std::vector<std::string>{"learning_rate", "beta2", "warmup", "weight_decay"}));
+  EXPECT_DOUBLE_EQ(resolved.get("learning_rate"), 0.5);
+  EXPECT_DOUBLE_EQ(resolved.get("beta2"), 0.999);
+  EXPECT_DOUBLE_EQ(resolved.get("warmup"), 0.1);
+  EXPECT_DOUBLE_EQ(resolved.get("weight_decay"), 0.0);
+}
+
+TEST(ResolveHyperparameters, BoundsAreInclusive) {
+  Hyperparameters given;
+  given.set("learning_rate", 10.0);
+  given.set("beta2", 0.0);
+  given.set("warmup", 1.0);
+  given.set("weight_decay", 1e300);
+  EXPECT_NO_THROW(pacer::resolve_hyperparameters(specs(), given, "algo"));
+}
+
+TEST(ResolveHyperparameters, UnknownNameListsTheAcceptedOnes) {
+  Hyperparameters given;
+  given.set("learning_rate", 0.1);
+  given.set("lerning_rate", 0.1);
+  const std::string msg = input_error_of([&] { pacer::resolve_hyperparameters(specs(), given, "my_algo"); });
+  EXPECT_CONTAINS(msg, "lerning_rate");
+  EXPECT_CONTAINS(msg, "my_algo");
+  for (const auto& spec : specs()) EXPECT_CONTAINS(msg, spec.name);
+}
+
+TEST(ResolveHyperparameters, OutOfRangeNamesTheKey) {
+  for (double bad : {2.0, -0.5}) {
+    Hyperparameters given;
+    given.set("learning_rate", 0.1);
+    given.set("beta2", bad);
+    const std::string msg = input_error_of([&] { pacer::resolve_hyperparameters(specs(), given, "algo"); });
+    EXPECT_CONTAINS(msg, "beta2");
+    EXPECT_CONTAINS(msg, "range");
+  }
+}
+
+TEST(ResolveHyperparameters, MissingWithoutDefault) {
+  Hyperparameters given;
+  given.set("beta2", 0.9);
+  const std::string msg = input_error_of([&] { pacer::resolve_hyperparameters(specs(), given, "algo"); });
+  EXPECT_CONTAINS(msg, "learning_rate");
+  EXPECT_CONTAINS(msg, "default");
+}
+
+TEST(ResolveHyperparameters, NonFiniteValuesAreRejected) {
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    Hyperparameters given;
+    given.set("learning_rate", 0.1);
+    given.set("weight_decay", bad);  // its range is unbounded above: only the finiteness check can catch this
+    EXPECT_CONTAINS(input_error_of([&] { pacer::resolve_hyperparameters(specs(), given, "algo"); }), "weight_decay");
+  }
+  Hyperparameters nan_lr;
+  nan_lr.set("learning_rate", std::nan(""));
+  EXPECT_CONTAINS(input_error_of([&] { pacer::resolve_hyperparameters(specs(), nan_lr, "algo"); }), "learning_rate");
+  // A NaN given on the command line reaches the same check.
+  Hyperparameters from_cli;
+  auto [name, value] = Hyperparameters::parse_assignment("learning_rate=nan");
+  from_cli.set(name, value);
+  EXPECT_CONTAINS(input_error_of([&] { pacer::resolve_hyperparameters(specs(), from_cli, "algo"); }), "learning_rate");
+}
+
+TEST(Registries, UnknownAlgorithmListsValidNames) {
+  const std::string msg = input_error_of([] { pacer::create_algorithm("nope"); });
+  EXPECT_CONTAINS(msg, "nope");
+  const auto names = pacer::algorithm_names();
+  ASSERT_FALSE(names.empty());
+  for (const auto& name : names) EXPECT_CONTAINS(msg, name);
+  EXPECT_CONTAINS(msg, "nadamw");
+  // Every listed name can be created, under that name.
+  for (const auto& name : names) {
+    auto algorithm = pacer::create_algorithm(name);
+    ASSERT_NE(algorithm, nullptr) << name;
+    EXPECT_EQ(algorithm->name(), name);
+  }
+}
+
+TEST(Registries, UnknownWorkloadListsValidNames) {
+  const std::string msg = input_error_of([] { pacer::create_workload("nope"); });
+  EXPECT_CONTAINS(msg, "nope");
+  const auto specs = pacer::workload_specs();
+  ASSERT_FALSE(specs.empty());
+  for (const auto& spec : specs) EXPECT_CONTAINS(msg, spec.name);
+  for (const char* name : {"fmnist_mlp", "fmnist_cnn", "synthetic_regression"}) EXPECT_CONTAINS(msg, name);
+  for (const auto& spec : specs) {
+    auto workload = pacer::create_workload(spec.name);
+    ASSERT_NE(workload, nullptr) << spec.name;
+    EXPECT_EQ(workload->spec().name, spec.name);
+  }
+}
+
+}  // namespace
