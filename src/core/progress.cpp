@@ -14,11 +14,14 @@ double wall_seconds() {
 
 Progress::Mode Progress::auto_detect() { return ::isatty(STDERR_FILENO) ? Mode::terminal : Mode::lines; }
 
+bool Progress::wants_update() const {
+  // A redraw per 100 ms is plenty and keeps the step loop lean.
+  return mode_ == Mode::terminal && wall_seconds() - last_draw_ >= 0.1;
+}
+
 void Progress::update(const std::string& status) {
-  if (mode_ != Mode::terminal) return;
-  double now = wall_seconds();
-  if (now - last_draw_ < 0.1) return;  // a redraw per 100 ms is plenty and keeps the step loop lean
-  last_draw_ = now;
+  if (!wants_update()) return;
+  last_draw_ = wall_seconds();
   std::fprintf(out_, "\r\033[2K%s", status.c_str());
   std::fflush(out_);
   bar_visible_ = true;

@@ -21,6 +21,8 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
+  // Whether an update() now would be drawn: lets callers skip formatting the status line.
+  bool wants_update() const;
   // Status line; redrawn on a terminal, ignored in line mode (use log for lines).
   void update(const std::string& status);
   // A permanent line, printed in every mode but quiet.

@@ -176,7 +176,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
           log(result.message);
           break;
         }
-      } else if (progress) {
+      } else if (progress && progress->wants_update()) {
         std::ostringstream status;
         status << "step " << state.step << " | time " << format_seconds(state.accumulated_submission_time) << "/"
                << format_seconds(state.time_budget) << " | loss " << std::setprecision(4) << loss;
