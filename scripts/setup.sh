@@ -11,6 +11,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
   python3 python3-torch python3-numpy
+  chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
 )
 
 missing=()

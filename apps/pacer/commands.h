@@ -9,5 +9,7 @@ using Action = std::function<int()>;
 
 Action add_list_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
+Action add_score_command(CLI::App& app);
+Action add_report_command(CLI::App& app);
 
 }  // namespace pacer::cli

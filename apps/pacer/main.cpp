@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   commands.emplace_back(list, pacer::cli::add_list_command(*list));
   auto* run = app.add_subcommand("run", "Run one timed trial: workload x algorithm x hyperparameters x seed");
   commands.emplace_back(run, pacer::cli::add_run_command(*run));
+  auto* score = app.add_subcommand("score", "Score submissions from their logs: time-to-target, performance profiles, leaderboard");
+  commands.emplace_back(score, pacer::cli::add_score_command(*score));
+  auto* report = app.add_subcommand("report", "Write a self-contained HTML report of a `pacer score --out` folder");
+  commands.emplace_back(report, pacer::cli::add_report_command(*report));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,57 @@
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "report/score_charts.h"
+#include "score/log_tree_source.h"
+#include "score/score_outputs.h"
+#include "score/scoring.h"
+
+namespace pacer::cli {
+namespace {
+
+struct ScoreArgs {
+  std::vector<std::string> submissions;
+  std::string out, time = "seconds";
+  ScoreOptions options;
+};
+
+}  // namespace
+
+Action add_score_command(CLI::App& app) {
+  auto a = std::make_shared<ScoreArgs>();
+  a->options.rules = default_rules_name();
+  app.add_option("submissions", a->submissions,
+                 "Submission folders (each scanned for eval_measurements.csv; the folder name is the submission)")
+      ->required();
+  app.add_option("-o,--out", a->out, "Folder for time_to_targets.csv, scores.json and the SVG charts");
+  app.add_option("--rules", a->options.rules, "Scoring rules preset: v0.5 or v0.6")
+      ->check(CLI::IsMember({"v0.5", "v0.6"}))
+      ->capture_default_str();
+  app.add_option("--time", a->time, "Time axis: seconds (the score column) or steps (global_step)")
+      ->check(CLI::IsMember({"seconds", "steps"}))
+      ->capture_default_str();
+  app.add_option("--targets", a->options.targets_file,
+                 "JSON {workload: {metric, direction, validation_target, budget}} overriding the built-in targets");
+  app.add_option("--reference", a->options.reference, "Also report the geometric-mean speedup against this submission");
+  app.add_flag("--self-tuning", a->options.self_tuning, "Self-tuning ruleset: budgets x3 (v0.5) or x1.5 (v0.6)");
+  app.add_flag("--lenient", a->options.lenient,
+               "A malformed eval_measurements.csv is a warning and its trial counts as not reaching the target");
+
+  return [a]() -> int {
+    a->options.time_axis = parse_time_axis(a->time);
+    LogTreeSource source(a->submissions);
+    const ScoreResult result = score_submissions(source, a->options);
+    for (const auto& w : result.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+    std::fputs(leaderboard_text(result).c_str(), stdout);
+    if (!a->out.empty()) {
+      write_score_files(result, a->out);
+      write_score_charts(result, a->out);
+      std::printf("\nwrote %s/{scores.json, time_to_targets.csv, performance_profiles.svg, curves/}; "
+                  "HTML: pacer report %s\n", a->out.c_str(), a->out.c_str());
+    }
+    return 0;
+  };
+}
+
+}  // namespace pacer::cli

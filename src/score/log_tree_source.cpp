@@ -1,0 +1,103 @@
+#include "score/log_tree_source.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "score/eval_csv.h"
+
+namespace pacer {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool numbered(const std::string& name, const std::string& prefix, int& value) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string digits = name.substr(prefix.size());
+  if (!std::all_of(digits.begin(), digits.end(), ::isdigit) || digits.size() > 9) return false;
+  value = std::stoi(digits);
+  return true;
+}
+
+std::string workload_from_meta(const fs::path& folder) {
+  std::vector<fs::path> metas;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("meta_data_", 0) == 0 && entry.path().extension() == ".json") metas.push_back(entry.path());
+  }
+  std::sort(metas.begin(), metas.end());
+  for (const auto& meta : metas) {
+    try {
+      const auto j = nlohmann::json::parse(read_text_file(meta.string()));
+      if (j.contains("workload.name") && j["workload.name"].is_string()) return j["workload.name"];
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(meta.string() + ": not valid JSON: " + e.what());
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string LogTreeSource::strip_framework(const std::string& folder_name) {
+  for (const char* suffix : {"_pytorch", "_jax", "_libtorch"}) {
+    const std::string s = suffix;
+    if (folder_name.size() > s.size() && folder_name.compare(folder_name.size() - s.size(), s.size(), s) == 0) {
+      return folder_name.substr(0, folder_name.size() - s.size());
+    }
+  }
+  return "";
+}
+
+LogTreeSource::LogTreeSource(std::vector<std::string> submission_dirs) : dirs_(std::move(submission_dirs)) {
+  if (dirs_.empty()) throw InputError("no submission folders given");
+  for (const auto& dir : dirs_) {
+    if (!fs::is_directory(dir)) throw InputError("not a folder: " + dir);
+    std::string name = fs::path(dir).lexically_normal().filename().string();
+    if (name.empty() || name == ".") name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
+    if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+      throw InputError("two submission folders are both named '" + name + "' (" + dir + ")");
+    }
+    names_.push_back(name);
+  }
+}
+
+std::vector<std::string> LogTreeSource::submissions() const { return names_; }
+
+std::vector<TrialLog> LogTreeSource::trials() const {
+  std::vector<TrialLog> out;
+  for (size_t s = 0; s < dirs_.size(); ++s) {
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(dirs_[s], fs::directory_options::follow_directory_symlink);
+         it != fs::recursive_directory_iterator(); ++it) {
+      if (it->is_regular_file() && it->path().filename() == "eval_measurements.csv") files.push_back(it->path());
+    }
+    if (files.empty()) throw InputError("no eval_measurements.csv under " + dirs_[s]);
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      TrialLog t;
+      t.submission = names_[s];
+      t.source = file.string();
+      // Components between the submission folder and the CSV, deepest last.
+      for (const auto& part : fs::relative(file.parent_path(), dirs_[s])) {
+        const std::string p = part.string();
+        int k = 0;
+        if (numbered(p, "study_", k)) t.study = k;
+        else if (numbered(p, "trial_", k)) t.trial = k;
+        else if (std::string w = strip_framework(p); !w.empty()) t.workload = w;
+      }
+      if (t.workload.empty()) t.workload = workload_from_meta(file.parent_path());
+      if (t.workload.empty()) {
+        throw InputError(t.source + ": cannot tell the workload: no <workload>_<framework> folder on its path "
+                         "and no meta_data_*.json with \"workload.name\" beside it");
+      }
+      parse_eval_csv(read_text_file(t.source), t.source, t);
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+}  // namespace pacer

@@ -1,0 +1,220 @@
+#include "score/scoring.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "score/performance_profile.h"
+#include "score/speedup.h"
+
+namespace pacer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The trial to plot: the earliest to reach the target, else the one with the best value.
+const TrialLog* pick_curve_trial(const std::vector<const TrialLog*>& trials, const std::vector<TrialTime>& times,
+                                 const ScoringTarget& target) {
+  const TrialLog* best = nullptr;
+  double best_time = kInf;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (times[i].reached() && (!best || times[i].time < best_time)) {
+      best = trials[i];
+      best_time = times[i].time;
+    }
+  }
+  if (best) return best;
+  double best_value = target.higher_is_better ? -kInf : kInf;
+  for (const TrialLog* t : trials) {
+    const auto* values = t->column(target.column());
+    if (!t->problem.empty() || !values) continue;
+    for (double v : *values) {
+      if (std::isnan(v)) continue;
+      if (!best || (target.higher_is_better ? v > best_value : v < best_value)) {
+        best = t;
+        best_value = v;
+      }
+    }
+  }
+  return best;
+}
+
+std::vector<CurvePoint> curve_of(const TrialLog* trial, const ScoringTarget& target, TimeAxis axis) {
+  std::vector<CurvePoint> points;
+  if (!trial || !trial->problem.empty()) return points;
+  const auto* values = trial->column(target.column());
+  const auto* times = trial->column(time_column(axis));
+  if (!values || !times) return points;
+  for (size_t i = 0; i < values->size(); ++i) {
+    if (std::isfinite((*values)[i]) && std::isfinite((*times)[i])) points.push_back({(*times)[i], (*values)[i]});
+  }
+  return points;
+}
+
+}  // namespace
+
+int SubmissionScore::reached() const {
+  int n = 0;
+  for (const auto& w : workloads) n += (w.time && std::isfinite(*w.time)) ? 1 : 0;
+  return n;
+}
+
+ScoreResult score_submissions(const ResultSource& source, const ScoreOptions& options) {
+  return score_trials(source.trials(), source.submissions(), options);
+}
+
+ScoreResult score_trials(const std::vector<TrialLog>& trials, const std::vector<std::string>& submissions,
+                         const ScoreOptions& options) {
+  ScoreResult result;
+  result.rules = rules_preset(options.rules);
+  result.time_axis = options.time_axis;
+  result.self_tuning = options.self_tuning;
+  result.reference = options.reference;
+  if (!options.reference.empty() &&
+      std::find(submissions.begin(), submissions.end(), options.reference) == submissions.end()) {
+    throw InputError("--reference '" + options.reference + "' is not one of the submissions");
+  }
+  TargetTable table = TargetTable::builtin(result.rules);
+  if (!options.targets_file.empty()) table.override_from_file(options.targets_file);
+
+  // Columns: every workload seen, plus (held-out rules) the base of every variant seen.
+  std::set<std::string> names;
+  for (const auto& t : trials) names.insert(t.workload);
+  for (const auto& name : std::set<std::string>(names)) {
+    const ScoringTarget& target = table.at(name);  // unknown workload: InputError suggesting --targets
+    if (result.rules.held_out_variants && !target.base_workload.empty()) names.insert(target.base_workload);
+  }
+  std::map<std::string, size_t> column;
+  for (const auto& name : names) {
+    ScoringTarget target;
+    if (const ScoringTarget* t = table.find(name)) target = *t;
+    else target.workload = name;  // a base only referenced by a variant, with no target of its own
+    if (options.self_tuning) target.budget_sec *= result.rules.self_tuning_multiplier;
+    column[name] = result.workloads.size();
+    result.workloads.push_back(target);
+  }
+
+  // Group trials: submission -> workload -> study -> trials.
+  std::map<std::string, std::map<std::string, std::map<int, std::vector<const TrialLog*>>>> groups;
+  for (const auto& t : trials) {
+    if (std::find(submissions.begin(), submissions.end(), t.submission) == submissions.end()) {
+      throw Error("trial from an unlisted submission '" + t.submission + "'");
+    }
+    groups[t.submission][t.workload][t.study].push_back(&t);
+  }
+
+  ProfileInput input;
+  input.submissions = submissions;
+  for (const auto& w : result.workloads) {
+    input.workloads.push_back(w.workload);
+    if (!w.base_workload.empty()) input.base_of[w.workload] = w.base_workload;
+  }
+  input.held_out_variants = result.rules.held_out_variants;
+  std::vector<double> max_step(result.workloads.size(), 0.0);
+
+  for (const auto& name : submissions) {
+    SubmissionScore sub;
+    sub.name = name;
+    std::vector<std::optional<double>> row(result.workloads.size());
+    for (const auto& target : result.workloads) {
+      WorkloadScore ws;
+      ws.workload = target.workload;
+      auto wit = groups[name].find(target.workload);
+      if (wit != groups[name].end()) {
+        std::vector<const TrialLog*> all;
+        std::vector<TrialTime> all_times;
+        for (const auto& [study, study_trials] : wit->second) {
+          std::vector<TrialTime> times;
+          for (const TrialLog* t : study_trials) {
+            TrialTime tt;
+            try {
+              tt = trial_time_to_target(*t, target, options.time_axis);
+            } catch (const InputError& e) {
+              if (!options.lenient) throw;
+              tt = TrialTime{};  // explicit: not reached
+              result.warnings.push_back(std::string(e.what()) + " (--lenient: counted as not reaching the target)");
+            }
+            times.push_back(tt);
+            if (const auto* steps = t->column("global_step")) {
+              for (double s : *steps) {
+                if (std::isfinite(s)) max_step[column[target.workload]] = std::max(max_step[column[target.workload]], s);
+              }
+            }
+          }
+          ws.studies.push_back(study);
+          ws.study_times.push_back(study_time_to_target(study_trials, times).time.time);
+          ws.trials += static_cast<int>(study_trials.size());
+          all.insert(all.end(), study_trials.begin(), study_trials.end());
+          all_times.insert(all_times.end(), times.begin(), times.end());
+        }
+        ws.time = median_time(ws.study_times);
+        const TrialLog* plotted = pick_curve_trial(all, all_times, target);
+        if (plotted) ws.curve_source = plotted->source;
+        ws.curve = curve_of(plotted, target, options.time_axis);
+        if (static_cast<int>(ws.studies.size()) != result.rules.num_studies) {
+          result.warnings.push_back(name + "/" + target.workload + ": " + std::to_string(ws.studies.size()) +
+                                    " stud" + (ws.studies.size() == 1 ? "y" : "ies") + ", rules " +
+                                    result.rules.name + " expect " + std::to_string(result.rules.num_studies) +
+                                    " (median over those found)");
+        }
+      }
+      row[column[target.workload]] = ws.time;
+      sub.workloads.push_back(ws);
+    }
+    input.times.push_back(row);
+    result.submissions.push_back(sub);
+  }
+
+  const ProfileResult profile = compute_performance_profiles(input);
+  result.base_workloads = profile.base_workloads;
+  result.tau = profile.tau;
+  for (size_t s = 0; s < submissions.size(); ++s) {
+    SubmissionScore& sub = result.submissions[s];
+    sub.score = profile.score[s];
+    sub.rho = profile.rho[s];
+    for (size_t w = 0; w < result.workloads.size(); ++w) {
+      WorkloadScore& ws = sub.workloads[w];
+      ws.reason = profile.reason[s][w];
+      auto b = std::find(profile.base_workloads.begin(), profile.base_workloads.end(), ws.workload);
+      if (b != profile.base_workloads.end()) {
+        const size_t i = b - profile.base_workloads.begin();
+        ws.scored_time = profile.scored[s][i];
+        ws.ratio = profile.ratio[s][i];
+      } else if (ws.reason.empty() && ws.time) {
+        ws.scored_time = *ws.time;  // a held-out variant that passed its checks
+      }
+    }
+  }
+
+  // Geometric-mean speedup over the scored workloads, raw times (before the cut-offs).
+  if (!options.reference.empty()) {
+    const size_t ref = std::find(submissions.begin(), submissions.end(), options.reference) - submissions.begin();
+    std::vector<double> budgets, ref_times;
+    std::vector<size_t> cols;
+    for (const auto& base : result.base_workloads) {
+      const size_t c = column[base];
+      cols.push_back(c);
+      // In steps, the "budget" is the most steps any trial of the workload logged.
+      budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
+      const auto& t = result.submissions[ref].workloads[c].time;
+      ref_times.push_back(t ? *t : kInf);
+    }
+    for (auto& sub : result.submissions) {
+      std::vector<double> times;
+      for (size_t c : cols) times.push_back(sub.workloads[c].time ? *sub.workloads[c].time : kInf);
+      sub.speedup = geometric_mean_speedup(ref_times, times, budgets);
+    }
+  }
+
+  std::stable_sort(result.submissions.begin(), result.submissions.end(),
+                   [](const SubmissionScore& a, const SubmissionScore& b) { return a.score > b.score; });
+  for (size_t i = 0; i < result.submissions.size(); ++i) {
+    const bool tie = i > 0 && result.submissions[i].score == result.submissions[i - 1].score;
+    result.submissions[i].rank = tie ? result.submissions[i - 1].rank : static_cast<int>(i) + 1;
+  }
+  return result;
+}
+
+}  // namespace pacer

@@ -1,0 +1,77 @@
+#pragma once
+// Scoring of a set of submissions end to end: trials -> time-to-target per trial, study and
+// workload -> performance profiles, score, optional geometric-mean speedup -> a ranked result
+// that the writers (score/score_outputs.h) and the report (report/) consume.
+//
+//   pacer::LogTreeSource source({"runs/nadamw", "runs/adamw"});
+//   pacer::ScoreOptions options;
+//   options.rules = "v0.5";
+//   pacer::ScoreResult r = pacer::score_submissions(source, options);
+//   std::printf("%s %.4f\n", r.submissions[0].name.c_str(), r.submissions[0].score);
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "score/result_source.h"
+#include "score/rules.h"
+#include "score/targets.h"
+#include "score/time_to_target.h"
+
+namespace pacer {
+
+struct ScoreOptions {
+  std::string rules = "v0.6";
+  TimeAxis time_axis = TimeAxis::seconds;
+  std::string targets_file;  // JSON overriding the built-in targets; empty: none
+  std::string reference;     // geometric-mean speedup against this submission; empty: none
+  bool self_tuning = false;  // budgets x the rules' self-tuning multiplier
+  bool lenient = false;      // a malformed log is a warning and a trial that did not reach
+};
+
+struct CurvePoint {
+  double time = 0.0;
+  double value = 0.0;
+};
+
+struct WorkloadScore {
+  std::string workload;
+  std::optional<double> time;      // median over studies; nullopt: no logs for this workload
+  std::vector<int> studies;        // study indices found
+  std::vector<double> study_times; // per study, same order
+  int trials = 0;
+  double scored_time = std::numeric_limits<double>::infinity();  // after the cut-offs
+  double ratio = std::numeric_limits<double>::infinity();        // scored / fastest (base workloads)
+  std::string reason;              // empty: counts in the profile; else why not
+  std::string curve_source;        // the trial plotted: earliest to target, else best value
+  std::vector<CurvePoint> curve;   // (time, validation metric) of that trial
+};
+
+struct SubmissionScore {
+  std::string name;
+  int rank = 0;                    // 1 = best; equal scores share a rank
+  double score = 0.0;
+  std::optional<double> speedup;   // geometric-mean speedup vs ScoreResult::reference
+  std::vector<double> rho;         // the performance profile on ScoreResult::tau
+  std::vector<WorkloadScore> workloads;  // in ScoreResult::workloads order
+  int reached() const;             // workloads whose time is finite
+};
+
+struct ScoreResult {
+  RulesPreset rules;
+  TimeAxis time_axis = TimeAxis::seconds;
+  bool self_tuning = false;
+  std::string reference;
+  std::vector<ScoringTarget> workloads;     // every column, sorted; budget_sec already multiplied
+  std::vector<std::string> base_workloads;  // the scored ones (the profile's denominator)
+  std::vector<double> tau;
+  std::vector<SubmissionScore> submissions; // leaderboard order
+  std::vector<std::string> warnings;
+};
+
+ScoreResult score_submissions(const ResultSource& source, const ScoreOptions& options);
+// The same from trials already read; `submissions` fixes the order (and includes any without trials).
+ScoreResult score_trials(const std::vector<TrialLog>& trials, const std::vector<std::string>& submissions,
+                         const ScoreOptions& options);
+
+}  // namespace pacer

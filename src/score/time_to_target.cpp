@@ -1,0 +1,67 @@
+#include "score/time_to_target.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace pacer {
+
+const char* time_column(TimeAxis axis) { return axis == TimeAxis::seconds ? "score" : "global_step"; }
+
+TimeAxis parse_time_axis(const std::string& name) {
+  if (name == "seconds") return TimeAxis::seconds;
+  if (name == "steps") return TimeAxis::steps;
+  throw InputError("unknown time axis '" + name + "' (valid: seconds, steps)");
+}
+
+TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& target, TimeAxis axis) {
+  if (!trial.problem.empty()) throw InputError(trial.problem);
+  const std::string metric = target.column(), time = time_column(axis);
+  for (const std::string& name : {metric, time}) {
+    if (!trial.column(name)) {
+      throw InputError(trial.source + ":1: missing column '" + name + "' (workload " + trial.workload + ")");
+    }
+    auto bad = trial.bad_cells.find(name);
+    if (bad != trial.bad_cells.end()) throw InputError(bad->second);
+  }
+  const std::vector<double>& values = *trial.column(metric);
+  const std::vector<double>& times = *trial.column(time);
+  TrialTime out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::isnan(values[i]) || !target.reached(values[i])) continue;
+    if (std::isnan(times[i])) {
+      throw InputError(trial.source + ":" + std::to_string(i + 2) + ": empty '" + time + "' at the eval reaching the target");
+    }
+    out.eval_index = i;
+    out.time = times[i];
+    break;
+  }
+  return out;
+}
+
+StudyTime study_time_to_target(const std::vector<const TrialLog*>& trials, const std::vector<TrialTime>& times) {
+  StudyTime best;
+  if (!trials.empty()) best.study = trials[0]->study;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const TrialTime& t = times[i];
+    if (!t.reached()) continue;
+    const bool better = !best.time.reached() || t.eval_index < best.time.eval_index ||
+                        (t.eval_index == best.time.eval_index && t.time < best.time.time);
+    if (better) {
+      best.time = t;
+      best.trial = trials[i];
+    }
+  }
+  return best;
+}
+
+double median_time(std::vector<double> times) {
+  if (times.empty()) return std::numeric_limits<double>::infinity();
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  // As numpy.median: the mean of the two middle values (inf when either is inf).
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2.0;
+}
+
+}  // namespace pacer

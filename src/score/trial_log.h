@@ -1,0 +1,34 @@
+#pragma once
+// One trial's logged evals (eval_measurements.csv, or later a row set of the study store), plus
+// where it belongs: submission, workload, study, trial.
+//
+//   const std::vector<double>* acc = trial.column("validation/accuracy");  // nullptr when absent
+//   if (!trial.problem.empty()) { /* malformed: counts as not reaching the target */ }
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pacer {
+
+struct TrialLog {
+  std::string submission;  // the submission folder's name
+  std::string workload;    // framework suffix dropped: "fmnist_mlp", "imagenet_resnet"
+  int study = 0;
+  int trial = 0;
+  std::string source;      // the file it came from, for messages
+  size_t rows = 0;         // evals logged
+  // Every column by name; empty cells and "nan" are NaN.
+  std::map<std::string, std::vector<double>> columns;
+  // Per column, the first cell that is not a number: "<file>:<line>: ..." (checked only for the
+  // columns scoring reads, so unrelated junk in reference logs does not block scoring).
+  std::map<std::string, std::string> bad_cells;
+  std::string problem;     // non-empty: the whole file is unusable ("<file>:<line>: why")
+
+  const std::vector<double>* column(const std::string& name) const {
+    auto it = columns.find(name);
+    return it == columns.end() ? nullptr : &it->second;
+  }
+};
+
+}  // namespace pacer

@@ -1,0 +1,141 @@
+// `pacer report`: the HTML is self-contained (no scripts, no external resources) and holds the
+// leaderboard, the performance profiles and one curve chart per workload; headless Chromium
+// renders it (skipped with a message where Chromium is not installed: scripts/setup.sh installs it).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+
+#include "core/error.h"
+#include "report/html_report.h"
+#include "report/svg_chart.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+size_t count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+  return n;
+}
+
+int run(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+}
+
+std::string find_chromium() {
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (fs::exists(path)) return path;
+  }
+  return "";
+}
+
+class ReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::path(::testing::TempDir()) / "report_test_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    // Two submissions on two reference workloads (wmt: bleu, criteo1tb: loss), two studies.
+    for (const std::string sub : {"fast", "slow"}) {
+      for (int k = 0; k < 2; ++k) {
+        write_trial(sub, k, "wmt_jax", "bleu", {10, 25, 31}, sub == "fast" ? 100 : 160);
+        write_trial(sub, k, "criteo1tb_pytorch", "loss", {0.2, 0.13, 0.12}, sub == "fast" ? 90 : 60);
+      }
+    }
+    const std::string cmd = "'" + std::string(PACER_BINARY) + "' score '" + dir_ + "/fast' '" + dir_ +
+                            "/slow' --out '" + dir_ + "/board' >/dev/null 2>&1";
+    ASSERT_EQ(run(cmd), 0);
+    ASSERT_EQ(run("'" + std::string(PACER_BINARY) + "' report '" + dir_ + "/board' >/dev/null"), 0);
+    html_ = read_file(dir_ + "/board/report.html");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void write_trial(const std::string& sub, int study, const std::string& folder, const std::string& metric,
+                   const std::vector<double>& values, double total) const {
+    const fs::path path = fs::path(dir_) / sub / ("study_" + std::to_string(study)) / folder / "trial_0";
+    fs::create_directories(path);
+    std::ofstream csv(path / "eval_measurements.csv");
+    csv << "global_step,score,validation/" << metric << "\n";
+    for (size_t i = 0; i < values.size(); ++i) {
+      csv << (i + 1) * 100 << "," << total * (i + 1) / values.size() << "," << values[i] << "\n";
+    }
+  }
+  std::string dir_, html_;
+};
+
+TEST_F(ReportTest, HtmlIsSelfContainedWithTheExpectedElements) {
+  EXPECT_NE(html_.find("<table id=\"leaderboard\">"), std::string::npos);
+  EXPECT_NE(html_.find("id=\"performance-profiles\""), std::string::npos);
+  EXPECT_NE(html_.find("<table id=\"time-to-target\">"), std::string::npos);
+  EXPECT_EQ(count(html_, "class=\"curve\""), 2u);
+  EXPECT_NE(html_.find("id=\"curve-wmt\""), std::string::npos);
+  EXPECT_NE(html_.find("id=\"curve-criteo1tb\""), std::string::npos);
+  // Two leaderboard rows, fast ranked first on wmt... both reach both workloads.
+  EXPECT_EQ(count(html_, "<span class=\"swatch\""), 2u);
+  // Nothing fetched: no scripts, no src/href, no URL other than the SVG namespace.
+  EXPECT_EQ(html_.find("<script"), std::string::npos);
+  EXPECT_EQ(html_.find(" src="), std::string::npos);
+  EXPECT_EQ(html_.find("href="), std::string::npos);
+  EXPECT_EQ(count(html_, "http"), count(html_, "http://www.w3.org/2000/svg"));
+}
+
+TEST_F(ReportTest, MissingScoresIsAnInputError) {
+  EXPECT_THROW(pacer::render_report_html(dir_ + "/nowhere"), pacer::InputError);
+  EXPECT_EQ(run("'" + std::string(PACER_BINARY) + "' report '" + dir_ + "/nowhere' 2>/dev/null"), 2);
+}
+
+TEST(SvgChart, NiceTicksAndEscaping) {
+  EXPECT_EQ(pacer::nice_ticks(1, 4, 6), (std::vector<double>{1, 1.5, 2, 2.5, 3, 3.5, 4}));
+  EXPECT_EQ(pacer::xml_escape("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
+  pacer::LineChart chart;
+  chart.id = "x";
+  chart.series.push_back({"s<1>", "#000", {{0, 0}, {1, 1}}, true});
+  const std::string svg = chart.render();
+  EXPECT_NE(svg.find("id=\"x\""), std::string::npos);
+  EXPECT_NE(svg.find("s&lt;1&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("<polyline"), std::string::npos);
+}
+
+TEST_F(ReportTest, RendersInHeadlessChromium) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "Chromium not installed (scripts/setup.sh installs the Debian package chromium)";
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+      " --disable-component-update --disable-sync --disable-dev-shm-usage --user-data-dir='" + dir_ + "/profile'";
+  const std::string url = "file://" + fs::absolute(dir_ + "/board/report.html").string();
+  ASSERT_EQ(run("timeout 120 " + chromium + flags + " --dump-dom '" + url + "' >'" + dir_ + "/dom.html' 2>'" + dir_ +
+                "/chromium.log'"),
+            0)
+      << read_file(dir_ + "/chromium.log");
+  const std::string dom = read_file(dir_ + "/dom.html");
+  // The parsed DOM (not the file): elements Chromium built from the page.
+  EXPECT_NE(dom.find("<table id=\"leaderboard\">"), std::string::npos) << dom.substr(0, 500);
+  EXPECT_EQ(count(dom, "<tr>"), 1u + 2u + 1u + 2u);  // leaderboard head + 2 rows, time table head + 2 rows
+  EXPECT_TRUE(std::regex_search(dom, std::regex("<svg[^>]*id=\"performance-profiles\"")));
+  EXPECT_EQ(count(dom, "class=\"curve\""), 2u);
+  EXPECT_NE(dom.find("</html>"), std::string::npos);
+  // And it paints: a screenshot of the page is a non-trivial PNG.
+  ASSERT_EQ(run("cd '" + dir_ + "' && timeout 120 " + chromium + flags + " --screenshot='" + dir_ +
+                "/shot.png' --window-size=1200,1600 '" + url + "' >/dev/null 2>&1"),
+            0);
+  const std::string png = read_file(dir_ + "/shot.png");
+  ASSERT_GT(png.size(), 10000u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+}
+
+}  // namespace

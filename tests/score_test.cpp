@@ -1,0 +1,472 @@
+// Scoring: time-to-target (trial, study, workload), performance profiles and score, the held-out
+// and 4x rules, the log-tree reader and CSV errors, and `pacer score` end to end on small log
+// trees in the reference layout. Every expectation is computed by hand (comments show how).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "score/eval_csv.h"
+#include "score/log_tree_source.h"
+#include "score/performance_profile.h"
+#include "score/scoring.h"
+#include "score/speedup.h"
+#include "score/targets.h"
+#include "score/time_to_target.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using pacer::ProfileInput;
+using pacer::TrialLog;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A step in rho from 0 to 1 at ratio r, with r strictly between grid points tau_j < r < tau_j+1,
+// contributes 4 - (tau_j + tau_j+1) / 2 to the area; the grid step is 3/99, so for r = 1.5
+// (between tau_16 and tau_17, midpoint 1 + 16.5 * 3/99 = 1.5) the area is 2.5, the score 2.5/3.
+double step_score(int j) {
+  const double tau_j = 1 + j * 3.0 / 99, tau_next = 1 + (j + 1) * 3.0 / 99;
+  return (4 - (tau_j + tau_next) / 2) / 3;
+}
+
+ProfileInput profile_input(std::vector<std::string> subs, std::vector<std::string> workloads,
+                           std::vector<std::vector<std::optional<double>>> times) {
+  ProfileInput in;
+  in.submissions = std::move(subs);
+  in.workloads = std::move(workloads);
+  in.times = std::move(times);
+  return in;
+}
+
+pacer::ScoringTarget target_max(double value) {
+  pacer::ScoringTarget t;
+  t.workload = "w";
+  t.metric = "accuracy";
+  t.higher_is_better = true;
+  t.validation_target = value;
+  t.budget_sec = 100;
+  return t;
+}
+
+TrialLog trial(std::vector<double> values, std::vector<double> times, int study = 0, int index = 0) {
+  TrialLog t;
+  t.submission = "s";
+  t.workload = "w";
+  t.study = study;
+  t.trial = index;
+  t.source = "mem/study_" + std::to_string(study) + "/trial_" + std::to_string(index) + "/eval_measurements.csv";
+  t.rows = values.size();
+  t.columns["validation/accuracy"] = values;
+  t.columns["score"] = times;
+  std::vector<double> steps;
+  for (size_t i = 0; i < times.size(); ++i) steps.push_back(100.0 * (i + 1));
+  t.columns["global_step"] = steps;
+  return t;
+}
+
+// ---- time-to-target -------------------------------------------------------------------------
+
+TEST(TimeToTarget, FirstEvalReachingTheTargetInclusive) {
+  // >= is the scoring check: 0.8 reaches a target of 0.8 at eval 1.
+  const auto t = pacer::trial_time_to_target(trial({0.5, 0.8, 0.9}, {1, 2, 3}), target_max(0.8),
+                                             pacer::TimeAxis::seconds);
+  EXPECT_EQ(t.eval_index, 1u);
+  EXPECT_EQ(t.time, 2.0);
+  const auto steps = pacer::trial_time_to_target(trial({0.5, 0.8, 0.9}, {1, 2, 3}), target_max(0.8),
+                                                 pacer::TimeAxis::steps);
+  EXPECT_EQ(steps.time, 200.0);
+}
+
+TEST(TimeToTarget, NaNMetricsNeverReach) {
+  auto t = pacer::trial_time_to_target(trial({kNaN, 0.5, kNaN, 0.9}, {1, 2, 3, 4}), target_max(0.8),
+                                       pacer::TimeAxis::seconds);
+  EXPECT_EQ(t.eval_index, 3u);
+  EXPECT_EQ(t.time, 4.0);
+  pacer::ScoringTarget loss = target_max(0.3);
+  loss.metric = "accuracy";
+  loss.higher_is_better = false;  // NaN <= 0.3 is false too
+  t = pacer::trial_time_to_target(trial({kNaN, kNaN}, {1, 2}), loss, pacer::TimeAxis::seconds);
+  EXPECT_FALSE(t.reached());
+  EXPECT_TRUE(std::isinf(t.time));
+}
+
+TEST(TimeToTarget, StudyTakesEarliestEvalIndexThenSmallerTime) {
+  // Both reach at eval index 2: the smaller time (25) wins.
+  TrialLog a = trial({0, 0, 0.9}, {10, 20, 30}, 0, 0), b = trial({0, 0, 0.9}, {8, 16, 25}, 0, 1);
+  auto ta = pacer::trial_time_to_target(a, target_max(0.8), pacer::TimeAxis::seconds);
+  auto tb = pacer::trial_time_to_target(b, target_max(0.8), pacer::TimeAxis::seconds);
+  auto st = pacer::study_time_to_target({&a, &b}, {ta, tb});
+  EXPECT_EQ(st.time.time, 25.0);
+  EXPECT_EQ(st.trial, &b);
+  // An earlier eval index wins even with a larger time (index 1 at 50 s vs index 2 at 20 s).
+  TrialLog c = trial({0, 0.9, 0.9}, {40, 50, 60}, 0, 0), d = trial({0, 0, 0.9}, {5, 10, 20}, 0, 1);
+  auto tc = pacer::trial_time_to_target(c, target_max(0.8), pacer::TimeAxis::seconds);
+  auto td = pacer::trial_time_to_target(d, target_max(0.8), pacer::TimeAxis::seconds);
+  EXPECT_EQ(pacer::study_time_to_target({&c, &d}, {tc, td}).time.time, 50.0);
+  // None reached: infinite.
+  TrialLog e = trial({0.1}, {1});
+  auto te = pacer::trial_time_to_target(e, target_max(0.8), pacer::TimeAxis::seconds);
+  EXPECT_TRUE(std::isinf(pacer::study_time_to_target({&e}, {te}).time.time));
+}
+
+TEST(TimeToTarget, MedianOverStudiesIncludesInfinity) {
+  EXPECT_EQ(pacer::median_time({30, 10, 20}), 20.0);
+  EXPECT_EQ(pacer::median_time({10, kInf, 20}), 20.0);
+  EXPECT_EQ(pacer::median_time({10, 20, 30, kInf}), 25.0);
+  EXPECT_TRUE(std::isinf(pacer::median_time({10, kInf})));
+  EXPECT_TRUE(std::isinf(pacer::median_time({10, kInf, kInf})));
+}
+
+// ---- performance profiles and score ---------------------------------------------------------
+
+TEST(PerformanceProfile, TauGridIsLinspace1To4With100Points) {
+  const auto tau = pacer::tau_grid();
+  ASSERT_EQ(tau.size(), 100u);
+  EXPECT_EQ(tau.front(), 1.0);
+  EXPECT_EQ(tau.back(), 4.0);
+  EXPECT_DOUBLE_EQ(tau[33], 2.0);
+}
+
+TEST(PerformanceProfile, SingleSubmissionScoresOne) {
+  auto p = pacer::compute_performance_profiles(profile_input({"a"}, {"w1", "w2"}, {{5.0, 7.0}}));
+  ASSERT_EQ(p.score.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.score[0], 1.0);
+}
+
+TEST(PerformanceProfile, RatioOneAndAHalf) {
+  // b takes 150 vs 100: ratio 1.5, score 2.5 / 3.
+  auto p = pacer::compute_performance_profiles(profile_input({"a", "b"}, {"w"}, {{100.0}, {150.0}}));
+  EXPECT_DOUBLE_EQ(p.score[0], 1.0);
+  EXPECT_NEAR(p.score[1], 2.5 / 3, 1e-12);
+  EXPECT_NEAR(p.score[1], step_score(16), 1e-12);
+  EXPECT_DOUBLE_EQ(p.ratio[1][0], 1.5);
+}
+
+TEST(PerformanceProfile, FourTimesCutOff) {
+  // 450 > 4 x 100: cut (score 0). 400 is not > 400: kept, ratio 4 counts only at tau = 4, so
+  // the area is half the last interval: 0.5 * (4 - tau_98) / 3.
+  auto cut = pacer::compute_performance_profiles(profile_input({"a", "b"}, {"w"}, {{100.0}, {450.0}}));
+  EXPECT_EQ(cut.score[1], 0.0);
+  EXPECT_TRUE(std::isinf(cut.scored[1][0]));
+  EXPECT_NE(cut.reason[1][0].find("4 x fastest"), std::string::npos) << cut.reason[1][0];
+  auto kept = pacer::compute_performance_profiles(profile_input({"a", "b"}, {"w"}, {{100.0}, {400.0}}));
+  const double tau98 = 98 * (3.0 / 99) + 1.0;
+  EXPECT_NEAR(kept.score[1], 0.5 * (4 - tau98) / 3, 1e-12);
+  EXPECT_TRUE(kept.reason[1][0].empty());
+}
+
+TEST(PerformanceProfile, AllInfiniteWorkloadStillCountsInTheDenominator) {
+  // w2: nobody reaches. a: w1 fastest -> rho 1/2 everywhere -> 0.5. b: ratio 2.5 on w1
+  // (between tau_49 and tau_50, midpoint 2.5) -> 0.5 * (4 - 2.5) / 3 = 0.25.
+  auto p = pacer::compute_performance_profiles(
+      profile_input({"a", "b"}, {"w1", "w2"}, {{10.0, kInf}, {25.0, kInf}}));
+  EXPECT_DOUBLE_EQ(p.score[0], 0.5);
+  EXPECT_NEAR(p.score[1], 0.25, 1e-12);
+  EXPECT_EQ(p.reason[0][1], "not reached");
+}
+
+TEST(PerformanceProfile, MissingWorkloadNeverCounts) {
+  auto p = pacer::compute_performance_profiles(
+      profile_input({"a", "b"}, {"w1", "w2"}, {{10.0, 10.0}, {10.0, std::nullopt}}));
+  EXPECT_DOUBLE_EQ(p.score[0], 1.0);
+  EXPECT_DOUBLE_EQ(p.score[1], 0.5);
+  EXPECT_NE(p.reason[1][1].find("missing"), std::string::npos);
+}
+
+ProfileInput held_out(std::vector<std::vector<std::optional<double>>> times, bool rules_v05) {
+  ProfileInput in = profile_input({"a", "b"}, {"w", "w_variant"}, std::move(times));
+  in.base_of["w_variant"] = "w";
+  in.held_out_variants = rules_v05;
+  return in;
+}
+
+TEST(PerformanceProfile, HeldOutVariantNotReachedCutsTheBase) {
+  auto p = pacer::compute_performance_profiles(held_out({{10.0, 10.0}, {12.0, kInf}}, true));
+  EXPECT_EQ(p.base_workloads, std::vector<std::string>{"w"});
+  EXPECT_DOUBLE_EQ(p.score[0], 1.0);
+  EXPECT_EQ(p.score[1], 0.0);
+  EXPECT_NE(p.reason[1][0].find("held-out variant w_variant"), std::string::npos) << p.reason[1][0];
+}
+
+TEST(PerformanceProfile, HeldOutVariantOverFourTimesCutsTheBase) {
+  // b's variant 50 > 4 x 10: cut at step 2, so b's base (12) is cut at step 3.
+  auto p = pacer::compute_performance_profiles(held_out({{10.0, 10.0}, {12.0, 50.0}}, true));
+  EXPECT_EQ(p.score[1], 0.0);
+  EXPECT_NE(p.reason[1][1].find("4 x fastest"), std::string::npos);
+  EXPECT_NE(p.reason[1][0].find("held-out variant"), std::string::npos);
+}
+
+TEST(PerformanceProfile, VariantOfAnUnreachedBaseDoesNotSetTheFastestTime) {
+  // Step 1 drops b's variant (2) because b's base is inf; otherwise 10 > 4 x 2 would cut a.
+  auto p = pacer::compute_performance_profiles(held_out({{10.0, 10.0}, {kInf, 2.0}}, true));
+  EXPECT_DOUBLE_EQ(p.score[0], 1.0);
+  EXPECT_EQ(p.score[1], 0.0);
+  EXPECT_NE(p.reason[1][1].find("base workload w not reached"), std::string::npos) << p.reason[1][1];
+}
+
+TEST(PerformanceProfile, WithoutHeldOutRulesVariantsAreNotScored) {
+  // v0.6: b's unreached variant is ignored; b's base ratio 12/10 = 1.2 lies between tau_6 and
+  // tau_7 (1.2 = 1 + 6.6 * 3/99).
+  auto p = pacer::compute_performance_profiles(held_out({{10.0, 10.0}, {12.0, kInf}}, false));
+  EXPECT_DOUBLE_EQ(p.score[0], 1.0);
+  EXPECT_NEAR(p.score[1], step_score(6), 1e-12);
+  EXPECT_NE(p.reason[1][1].find("not scored"), std::string::npos);
+}
+
+TEST(Speedup, GeometricMeanWithInfinityAsBudgetPlusOne) {
+  // Speedups 10/5 = 2 and (60 + 1)/20 = 3.05: geometric mean sqrt(6.1).
+  EXPECT_NEAR(pacer::geometric_mean_speedup({10, kInf}, {5, 20}, {60, 60}), std::sqrt(6.1), 1e-12);
+  EXPECT_NEAR(pacer::geometric_mean_speedup({10, 20}, {10, 20}, {60, 60}), 1.0, 1e-12);
+}
+
+// ---- targets --------------------------------------------------------------------------------
+
+TEST(Targets, BuiltInReferenceAndPacerWorkloads) {
+  auto v05 = pacer::TargetTable::builtin(pacer::rules_preset("v0.5"));
+  auto v06 = pacer::TargetTable::builtin(pacer::rules_preset("v0.6"));
+  EXPECT_EQ(v05.at("fastmri").budget_sec, 8859);
+  EXPECT_EQ(v06.at("fastmri").budget_sec, 4430);
+  EXPECT_EQ(v05.at("wmt_glu_tanh").base_workload, "wmt");
+  EXPECT_DOUBLE_EQ(v05.at("wmt_glu_tanh").validation_target, 29.5779);
+  EXPECT_FALSE(v05.at("librispeech_conformer").higher_is_better);
+  EXPECT_EQ(v05.at("synthetic_regression").metric, "loss");
+  EXPECT_FALSE(v05.at("synthetic_regression").higher_is_better);
+  EXPECT_EQ(v05.at("fmnist_mlp_tanh").base_workload, "fmnist_mlp");
+  EXPECT_THROW(v05.at("no_such_workload"), pacer::InputError);
+  EXPECT_TRUE(pacer::metric_higher_is_better("ssim"));
+  EXPECT_FALSE(pacer::metric_higher_is_better("ctc_loss"));
+}
+
+// ---- CSV and log trees ----------------------------------------------------------------------
+
+TEST(EvalCsv, ParsesNumbersEmptyCellsAndNaN) {
+  TrialLog t;
+  pacer::parse_eval_csv("global_step,score,validation/accuracy\n1,0.5,\n2,1.0,nan\n3,1.5,0.9\n", "f.csv", t);
+  ASSERT_TRUE(t.problem.empty()) << t.problem;
+  EXPECT_EQ(t.rows, 3u);
+  EXPECT_TRUE(std::isnan((*t.column("validation/accuracy"))[0]));
+  EXPECT_TRUE(std::isnan((*t.column("validation/accuracy"))[1]));
+  EXPECT_EQ((*t.column("validation/accuracy"))[2], 0.9);
+}
+
+TEST(EvalCsv, MalformedFilesNameFileAndLine) {
+  TrialLog empty;
+  pacer::parse_eval_csv("", "e.csv", empty);
+  EXPECT_NE(empty.problem.find("e.csv:1: empty file"), std::string::npos) << empty.problem;
+  TrialLog ragged;
+  pacer::parse_eval_csv("score,validation/accuracy\n1,0.5\n2\n", "r.csv", ragged);
+  EXPECT_NE(ragged.problem.find("r.csv:3:"), std::string::npos) << ragged.problem;
+  // A non-numeric cell is an error only in a column scoring reads, reported with its line.
+  TrialLog junk;
+  pacer::parse_eval_csv("score,validation/accuracy\n1,0.5\n2,abc\n", "j.csv", junk);
+  ASSERT_TRUE(junk.problem.empty());
+  junk.workload = "w";
+  try {
+    pacer::trial_time_to_target(junk, target_max(0.8), pacer::TimeAxis::seconds);
+    FAIL() << "expected InputError";
+  } catch (const pacer::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("j.csv:3: column 'validation/accuracy': 'abc' is not a number"),
+              std::string::npos)
+        << e.what();
+  }
+  TrialLog no_metric;
+  pacer::parse_eval_csv("score,validation/loss\n1,0.5\n", "m.csv", no_metric);
+  no_metric.source = "m.csv";
+  EXPECT_THROW(pacer::trial_time_to_target(no_metric, target_max(0.8), pacer::TimeAxis::seconds), pacer::InputError);
+}
+
+// ---- end to end: log trees in the reference layout ------------------------------------------
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class ScoreCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::path(::testing::TempDir()) / "score_test_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  CliResult pacer(const std::string& args) const {
+    const std::string out = dir_ + "/stdout.txt", err = dir_ + "/stderr.txt";
+    const std::string command = "'" + std::string(PACER_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    CliResult r;
+    r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  // One trial's CSV: three evals at time t/3, 2t/3, t (steps 10x the seconds); the metric
+  // reaches `target` exactly at the last eval when t is finite, never otherwise.
+  void write_trial(const std::string& submission, int study, const std::string& folder, const std::string& metric,
+                   double target, bool higher, double t) const {
+    const fs::path path = fs::path(dir_) / submission / ("study_" + std::to_string(study)) / folder / "trial_0";
+    fs::create_directories(path);
+    std::ofstream csv(path / "eval_measurements.csv");
+    csv << "accumulated_submission_time,global_step,score,validation/" << metric << "\n";
+    const double total = std::isfinite(t) ? t : 900.0;
+    for (int i = 1; i <= 3; ++i) {
+      const double time = total * i / 3;
+      const double far = higher ? target * 0.5 : target * 2;
+      const double value = (i == 3 && std::isfinite(t)) ? target : far;
+      csv << time << "," << time * 10 << "," << time << "," << value << "\n";
+    }
+  }
+
+  // Submission a: wmt 100/110/120 (median 110), variant 50, ogbg 200.
+  // Submission b: wmt 150/165/inf (median 165), variant never, ogbg 300 (ratio 1.5).
+  void write_reference_tree() const {
+    const std::vector<double> a_wmt = {100, 110, 120}, b_wmt = {150, 165, kInf};
+    for (int k = 0; k < 3; ++k) {
+      write_trial("a", k, "wmt_jax", "bleu", 30.8491, true, a_wmt[k]);
+      write_trial("a", k, "wmt_glu_tanh_jax", "bleu", 29.5779, true, 50);
+      write_trial("a", k, "ogbg_pytorch", "mean_average_precision", 0.28098, true, 200);
+      write_trial("b", k, "wmt_jax", "bleu", 30.8491, true, b_wmt[k]);
+      write_trial("b", k, "wmt_glu_tanh_jax", "bleu", 29.5779, true, kInf);
+      write_trial("b", k, "ogbg_pytorch", "mean_average_precision", 0.28098, true, 300);
+    }
+  }
+
+  nlohmann::json scores(const std::string& out) const { return nlohmann::json::parse(read_file(out + "/scores.json")); }
+
+  std::string dir_;
+};
+
+const nlohmann::json& submission(const nlohmann::json& scores, const std::string& name) {
+  for (const auto& s : scores["submissions"]) {
+    if (s["name"] == name) return s;
+  }
+  throw std::runtime_error("no submission " + name);
+}
+
+TEST_F(ScoreCliTest, ReferenceLayoutV05HeldOutVariantCutsTheBase) {
+  write_reference_tree();
+  const std::string out = dir_ + "/board";
+  auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --reference a --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("rules: v0.5"), std::string::npos) << r.out;
+  // 3 studies where v0.5 expects 5: a warning, not an error.
+  EXPECT_NE(r.err.find("rules v0.5 expect 5"), std::string::npos) << r.err;
+  const auto j = scores(out);
+  EXPECT_EQ(j["base_workloads"], nlohmann::json({"ogbg", "wmt"}));
+  const auto& a = submission(j, "a");
+  const auto& b = submission(j, "b");
+  EXPECT_EQ(a["rank"], 1);
+  EXPECT_DOUBLE_EQ(a["score"].get<double>(), 1.0);
+  // b: wmt cut by its variant; ogbg at ratio 1.5 -> rho 1/2 from tau 1.5 -> 0.5 * 2.5 / 3.
+  EXPECT_NEAR(b["score"].get<double>(), 1.25 / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(b["workloads"]["wmt"]["time"].get<double>(), 165.0);
+  EXPECT_FALSE(b["workloads"]["wmt"]["counted"].get<bool>());
+  EXPECT_NE(b["workloads"]["wmt"]["reason"].get<std::string>().find("wmt_glu_tanh"), std::string::npos);
+  EXPECT_DOUBLE_EQ(b["workloads"]["ogbg"]["ratio"].get<double>(), 1.5);
+  // Speedup vs a: wmt 110/165, ogbg 200/300 -> geometric mean 2/3 (times before cut-offs).
+  EXPECT_NEAR(b["speedup"].get<double>(), 2.0 / 3, 1e-12);
+  for (const char* file : {"time_to_targets.csv", "performance_profiles.svg", "curves/wmt.svg", "curves/ogbg.svg",
+                           "curves/wmt_glu_tanh.svg"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + file)) << file;
+  }
+  const std::string csv = read_file(out + "/time_to_targets.csv");
+  EXPECT_NE(csv.find("b,wmt,bleu,max,30.8491,3,3,165,150;165;inf,inf,inf,0,"), std::string::npos) << csv;
+}
+
+TEST_F(ScoreCliTest, SameTreeUnderV06IgnoresVariantsAndStepsGiveTheSameRatios) {
+  write_reference_tree();
+  auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --out '" + dir_ + "/v06'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("rules: v0.6"), std::string::npos);
+  auto j = scores(dir_ + "/v06");
+  // b: wmt 165/110 = 1.5 and ogbg 1.5 -> score 2.5 / 3.
+  EXPECT_NEAR(submission(j, "b")["score"].get<double>(), 2.5 / 3, 1e-12);
+  EXPECT_NE(submission(j, "b")["workloads"]["wmt_glu_tanh"]["reason"].get<std::string>().find("not scored"),
+            std::string::npos);
+  r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --time steps --out '" + dir_ + "/steps'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = scores(dir_ + "/steps");
+  EXPECT_EQ(j["time_axis"], "steps");
+  EXPECT_DOUBLE_EQ(submission(j, "b")["workloads"]["wmt"]["time"].get<double>(), 1650.0);
+  EXPECT_NEAR(submission(j, "b")["score"].get<double>(), 2.5 / 3, 1e-12);
+}
+
+TEST_F(ScoreCliTest, PacerRunFolderWithMetaDataAndTargetsOverride) {
+  // A `pacer run --out` folder: the CSV directly inside, the workload from meta_data_0.json.
+  fs::create_directories(dir_ + "/solo/run1");
+  std::ofstream(dir_ + "/solo/run1/meta_data_0.json") << R"({"workload.name": "my_task"})";
+  std::ofstream(dir_ + "/solo/run1/eval_measurements.csv") << "global_step,score,validation/error_rate\n"
+                                                              "10,1.5,0.4\n20,3.0,0.1\n";
+  auto r = pacer("score '" + dir_ + "/solo'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no target known for workload 'my_task'"), std::string::npos) << r.err;
+  std::ofstream(dir_ + "/targets.json") << R"({"my_task": {"metric": "error_rate", "validation_target": 0.2, "budget": 10}})";
+  r = pacer("score '" + dir_ + "/solo' --targets '" + dir_ + "/targets.json' --out '" + dir_ + "/o'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = scores(dir_ + "/o");
+  // A single submission scores 1; error_rate is lower-is-better, reached at the second eval (3 s).
+  EXPECT_DOUBLE_EQ(submission(j, "solo")["score"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(submission(j, "solo")["workloads"]["my_task"]["time"].get<double>(), 3.0);
+}
+
+TEST_F(ScoreCliTest, MalformedCsvIsAnErrorOrWithLenientANotReachedTrial) {
+  write_trial("a", 0, "ogbg_jax", "mean_average_precision", 0.28098, true, 30);
+  write_trial("b", 0, "ogbg_jax", "mean_average_precision", 0.28098, true, 60);
+  const std::string bad = dir_ + "/b/study_1/ogbg_jax/trial_0";
+  fs::create_directories(bad);
+  std::ofstream(bad + "/eval_measurements.csv") << "score,validation/mean_average_precision\n1,0.1\n2,oops\n";
+  auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(bad + "/eval_measurements.csv:3: column 'validation/mean_average_precision': 'oops'"),
+            std::string::npos)
+      << r.err;
+  r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --lenient --out '" + dir_ + "/o'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("--lenient: counted as not reaching the target"), std::string::npos) << r.err;
+  // b: studies {60, inf} -> median inf: not reached, score 0.
+  const auto j = scores(dir_ + "/o");
+  EXPECT_EQ(submission(j, "b")["score"].get<double>(), 0.0);
+  EXPECT_TRUE(submission(j, "b")["workloads"]["ogbg"]["time"].is_null());
+  // Empty file, and a missing metric column: errors naming the file and line 1.
+  std::ofstream(bad + "/eval_measurements.csv") << "";
+  r = pacer("score '" + dir_ + "/b'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("eval_measurements.csv:1: empty file"), std::string::npos) << r.err;
+  std::ofstream(bad + "/eval_measurements.csv") << "score,validation/loss\n1,0.5\n";
+  r = pacer("score '" + dir_ + "/b'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(":1: missing column 'validation/mean_average_precision'"), std::string::npos) << r.err;
+}
+
+TEST_F(ScoreCliTest, UsageErrors) {
+  write_trial("a", 0, "ogbg_jax", "mean_average_precision", 0.28098, true, 30);
+  EXPECT_EQ(pacer("score '" + dir_ + "/nowhere'").code, 2);
+  EXPECT_EQ(pacer("score '" + dir_ + "/a' --rules v9").code, 2);
+  auto r = pacer("score '" + dir_ + "/a' --reference zzz");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--reference 'zzz'"), std::string::npos) << r.err;
+}
+
+}  // namespace
