@@ -13,49 +13,20 @@
 #include <vector>
 
 #include "runtime/torch_runtime.h"
+#include "support/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using pacer::testing::CliResult;
+using pacer::testing::read_file;
 
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "lacks \"" << (needle) << "\" in:\n" << (haystack)
 
-class CliTest : public ::testing::Test {
+class CliTest : public pacer::testing::CliFixture {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::path(::testing::TempDir()) / "cli_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    ASSERT_TRUE(fs::exists(PACER_BINARY)) << "the pacer executable was not built: " << PACER_BINARY;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  // Runs `pacer <args>` with stdout and stderr captured separately.
-  CliResult pacer(const std::string& args) const {
-    const std::string out = dir_ + "/stdout.txt", err = dir_ + "/stderr.txt";
-    const std::string command = "'" + std::string(PACER_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(command.c_str());
-    CliResult r;
-    r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
-  }
-
   // Expects exit code 2 with a message on stderr containing each of `needles`.
   void expect_input_error(const std::string& args, const std::vector<std::string>& needles) const {
     SCOPED_TRACE("pacer " + args);
@@ -64,7 +35,6 @@ class CliTest : public ::testing::Test {
     for (const auto& needle : needles) EXPECT_CONTAINS(r.err, needle);
   }
 
-  std::string dir_;
 };
 
 TEST_F(CliTest, ListShowsWorkloadsAlgorithmsAndHyperparameters) {

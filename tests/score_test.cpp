@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "support/cli_runner.h"
 #include "score/eval_csv.h"
 #include "score/log_tree_source.h"
 #include "score/performance_profile.h"
@@ -289,39 +290,11 @@ TEST(EvalCsv, MalformedFilesNameFileAndLine) {
 
 // ---- end to end: log trees in the reference layout ------------------------------------------
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
+using pacer::testing::CliResult;
+using pacer::testing::read_file;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-class ScoreCliTest : public ::testing::Test {
+class ScoreCliTest : public pacer::testing::CliFixture {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::path(::testing::TempDir()) / "score_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  CliResult pacer(const std::string& args) const {
-    const std::string out = dir_ + "/stdout.txt", err = dir_ + "/stderr.txt";
-    const std::string command = "'" + std::string(PACER_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int status = std::system(command.c_str());
-    CliResult r;
-    r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
-  }
-
   // One trial's CSV: three evals at time t/3, 2t/3, t (steps 10x the seconds); the metric
   // reaches `target` exactly at the last eval when t is finite, never otherwise.
   void write_trial(const std::string& submission, int study, const std::string& folder, const std::string& metric,
@@ -355,7 +328,6 @@ class ScoreCliTest : public ::testing::Test {
 
   nlohmann::json scores(const std::string& out) const { return nlohmann::json::parse(read_file(out + "/scores.json")); }
 
-  std::string dir_;
 };
 
 const nlohmann::json& submission(const nlohmann::json& scores, const std::string& name) {
