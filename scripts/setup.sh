@@ -14,6 +14,9 @@ packages=(
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
 )
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -23,8 +26,6 @@ done
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
@@ -39,7 +40,7 @@ for lib in libblas.so.3 liblapack.so.3; do
   alt="${lib}-${arch}"
   target=$(update-alternatives --list "$alt" 2>/dev/null | grep openblas | head -n 1 || true)
   if [ -n "$target" ] && [ "$(readlink -f /etc/alternatives/$alt 2>/dev/null)" != "$(readlink -f "$target")" ]; then
-    ${SUDO:-} update-alternatives --set "$alt" "$target" >/dev/null
+    $SUDO update-alternatives --set "$alt" "$target" >/dev/null
     echo "setup: $alt -> $target"
   fi
 done
