@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev libopenblas0-pthread libopenblas-dev libgloo-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libsqlite3-dev zlib1g-dev
+  libsqlite3-dev sqlite3 zlib1g-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
   python3 python3-torch python3-numpy

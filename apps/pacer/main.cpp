@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   commands.emplace_back(score, pacer::cli::add_score_command(*score));
   auto* report = app.add_subcommand("report", "Write a self-contained HTML report of a `pacer score --out` folder");
   commands.emplace_back(report, pacer::cli::add_report_command(*report));
+  auto* tune = app.add_subcommand("tune", "Tuning studies (AlgoPerf external/self-tuning rulesets) in a resumable study store");
+  commands.emplace_back(tune, pacer::cli::add_tune_command(*tune, argc, argv));
+  auto* study = app.add_subcommand("study", "Inspect a study store: pacer study list|show STORE");
+  commands.emplace_back(study, pacer::cli::add_study_command(*study));
 
   try {
     app.parse(argc, argv);

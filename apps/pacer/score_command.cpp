@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "report/score_charts.h"
 #include "score/log_tree_source.h"
+#include "score/store_source.h"
 #include "score/score_outputs.h"
 #include "score/scoring.h"
 
@@ -22,7 +23,8 @@ Action add_score_command(CLI::App& app) {
   auto a = std::make_shared<ScoreArgs>();
   a->options.rules = default_rules_name();
   app.add_option("submissions", a->submissions,
-                 "Submission folders (each scanned for eval_measurements.csv; the folder name is the submission)")
+                 "Submission folders (each scanned for eval_measurements.csv; the folder name is the submission) "
+                 "and/or study stores from pacer tune (each experiment is a submission)")
       ->required();
   app.add_option("-o,--out", a->out, "Folder for time_to_targets.csv, scores.json and the SVG charts");
   app.add_option("--rules", a->options.rules, "Scoring rules preset: v0.5 or v0.6")
@@ -40,7 +42,18 @@ Action add_score_command(CLI::App& app) {
 
   return [a]() -> int {
     a->options.time_axis = parse_time_axis(a->time);
-    LogTreeSource source(a->submissions);
+    // Log folders and study stores (SQLite files) may be mixed.
+    std::vector<std::string> folders, stores;
+    for (const auto& path : a->submissions) (StoreSource::is_store_file(path) ? stores : folders).push_back(path);
+    CombinedSource source;
+    if (!folders.empty()) {
+      LogTreeSource logs(folders);
+      source.add(logs.trials(), logs.submissions());
+    }
+    if (!stores.empty()) {
+      StoreSource store(stores);
+      source.add(store.trials(), store.submissions());
+    }
     const ScoreResult result = score_submissions(source, a->options);
     for (const auto& w : result.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
     std::fputs(leaderboard_text(result).c_str(), stdout);

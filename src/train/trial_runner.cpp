@@ -104,6 +104,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         stop_reason = "max_steps";
         break;
       }
+      if (options.stop_requested && options.stop_requested->load()) {
+        stop_reason = "interrupted";
+        break;
+      }
       StepContext context{state.step, derive_seed(options.seed, static_cast<uint64_t>(state.step)), &state};
       at::manual_seed(derive_seed(context.step_seed, SeedStream::dropout));  // dropout etc. per step
       Batch batch = algorithm.select_data(stream, context);
@@ -160,6 +164,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         const double logging_start = clock.now();
         state.evals.push_back(record);
         if (writer) writer->append_eval(record);
+        if (options.on_eval) options.on_eval(record);
         std::ostringstream line;
         line << "eval step " << state.step << " | time " << format_seconds(state.accumulated_submission_time) << "/"
              << format_seconds(state.time_budget) << " | " << val_key << " " << std::setprecision(4) << val
@@ -203,7 +208,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   compute_targets(spec, result);
   if (result.stop_reason.empty()) {
     result.stop_reason = stop_reason;
-    if (result.time_to_target) result.status = TrialStatus::reached;
+    if (stop_reason == "interrupted") {
+      result.status = TrialStatus::failed;
+      result.message = "interrupted";
+    } else if (result.time_to_target) result.status = TrialStatus::reached;
     else if (result.diverged) result.status = TrialStatus::diverged;
     else result.status = TrialStatus::not_reached;
   }

@@ -10,6 +10,8 @@
 //   options.seed = 1;
 //   options.out_dir = "runs/demo";
 //   pacer::TrialResult result = pacer::run_trial(*workload, *algorithm, hparams, options);
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -36,6 +38,12 @@ struct TrialOptions {
   int64_t prefetch = 2;             // batches gathered ahead on a background thread
   Clock* clock = nullptr;           // default: a steady clock
   Progress* progress = nullptr;     // default: none
+  // Called after each eval is logged (the time it takes counts as logging time, off the clock);
+  // the study store records measurements through it.
+  std::function<void(const EvalRecord&)> on_eval;
+  // Set (e.g. by a Ctrl-C handler) to stop after the current step: the result has
+  // stop_reason "interrupted" and status failed.
+  const std::atomic<bool>* stop_requested = nullptr;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

@@ -1,0 +1,139 @@
+// pacer study list|show: what a study store holds, by the AlgoPerf rules.
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "core/error.h"
+#include "store/study_store.h"
+#include "tune/study_summary.h"
+
+namespace pacer::cli {
+namespace {
+
+struct StudyArgs {
+  std::string store, study;
+  bool json = false;
+};
+
+StudyStore open_existing(const std::string& path) {
+  StudyStoreOptions options;
+  options.create = false;
+  return StudyStore(path, options);
+}
+
+// STUDY: an id, a full name (experiment/workload/study_k) or a prefix of names
+// ("nadamw", "nadamw/fmnist_mlp").
+std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector) {
+  if (selector.empty()) return all;
+  std::vector<StudyRecord> chosen;
+  const bool numeric = selector.find_first_not_of("0123456789") == std::string::npos;
+  for (const auto& s : all) {
+    const std::string name = s.name();
+    if ((numeric && std::to_string(s.id) == selector) || name == selector ||
+        name.rfind(selector + "/", 0) == 0) {
+      chosen.push_back(s);
+    }
+  }
+  if (chosen.empty()) {
+    std::string names;
+    for (size_t i = 0; i < all.size() && i < 12; ++i) names += (i ? ", " : "") + all[i].name();
+    throw InputError("no study matches '" + selector + "' (studies: " + (names.empty() ? "none" : names) +
+                     (all.size() > 12 ? ", ..." : "") + ")");
+  }
+  return chosen;
+}
+
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+nlohmann::ordered_json optional_json(const std::optional<int64_t>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+nlohmann::ordered_json time_json(double t) {
+  return std::isfinite(t) ? nlohmann::ordered_json(t) : nlohmann::ordered_json("inf");
+}
+
+nlohmann::ordered_json sweeps_json(const std::vector<SweepSummary>& sweeps) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& sweep : sweeps) {
+    nlohmann::ordered_json j;
+    j["experiment"] = sweep.experiment;
+    j["workload"] = sweep.workload;
+    j["algorithm"] = sweep.algorithm;
+    j["ruleset"] = sweep.ruleset;
+    j["finished"] = sweep.finished();
+    j["workload_time_to_target"] = time_json(sweep.median_time);
+    auto studies = nlohmann::ordered_json::array();
+    for (const auto& s : sweep.studies) {
+      nlohmann::ordered_json sj;
+      sj["id"] = s.study.id;
+      sj["study"] = s.study.study_index;
+      sj["name"] = s.study.name();
+      sj["sampler"] = s.study.sampler;
+      sj["sampler_seed"] = s.study.sampler_seed;
+      sj["best_trial"] = optional_json(s.best_trial);
+      sj["time_to_target"] = time_json(s.time_to_target);
+      sj["steps_to_target"] = optional_json(s.steps_to_target);
+      auto trials = nlohmann::ordered_json::array();
+      for (const auto& t : s.trials) {
+        nlohmann::ordered_json tj;
+        tj["trial"] = t.index;
+        tj["status"] = to_string(t.status);
+        tj["outcome"] = t.outcome;
+        tj["attempts"] = t.attempts;
+        tj["seed"] = t.seed;
+        tj["hyperparameters"] =
+            t.hparams_json ? nlohmann::ordered_json::parse(*t.hparams_json) : nlohmann::ordered_json();
+        tj["time_to_target"] = optional_json(t.time_to_target);
+        tj["steps_to_target"] = optional_json(t.steps_to_target);
+        tj["eval_index_to_target"] = optional_json(t.eval_index_to_target);
+        tj["best_validation"] = optional_json(t.best_validation);
+        tj["steps"] = optional_json(t.steps);
+        tj["submission_time"] = optional_json(t.submission_time);
+        tj["stop_reason"] = t.stop_reason;
+        tj["message"] = t.message;
+        trials.push_back(tj);
+      }
+      sj["trials"] = trials;
+      studies.push_back(sj);
+    }
+    j["studies"] = studies;
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
+
+Action add_study_command(CLI::App& app) {
+  app.require_subcommand(1);
+  auto a = std::make_shared<StudyArgs>();
+  auto* list = app.add_subcommand("list", "Studies of a store: per workload, trials done, per-study best, median");
+  list->add_option("store", a->store, "Study store (SQLite file)")->required();
+  list->add_flag("--json", a->json, "Machine-readable output");
+  auto* show = app.add_subcommand("show", "Trials of studies: hyperparameters, status, time/steps to target");
+  show->add_option("store", a->store, "Study store (SQLite file)")->required();
+  show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  show->add_flag("--json", a->json, "Machine-readable output");
+
+  return [a, list, show]() -> int {
+    StudyStore store = open_existing(a->store);
+    const auto studies = select_studies(store.studies(), show->parsed() ? a->study : "");
+    const auto sweeps = summarize_studies(store, studies);
+    if (a->json) {
+      std::printf("%s\n", sweeps_json(sweeps).dump(2).c_str());
+      return 0;
+    }
+    if (list->parsed()) {
+      if (sweeps.empty()) std::printf("%s: no studies yet\n", a->store.c_str());
+      else std::fputs(format_sweeps_table(sweeps).c_str(), stdout);
+      return 0;
+    }
+    for (const auto& sweep : sweeps) std::fputs(format_study_details(sweep).c_str(), stdout);
+    return 0;
+  };
+}
+
+}  // namespace pacer::cli

@@ -1,0 +1,268 @@
+// pacer tune: tuning studies under the AlgoPerf rulesets, run by one or several workers that
+// share a study store; re-running the same command resumes.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "algorithms/registry.h"
+#include "commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "runtime/torch_runtime.h"
+#include "score/rules.h"
+#include "store/study_store.h"
+#include "tune/study_summary.h"
+#include "tune/sweep.h"
+#include "tune/tuning_worker.h"
+#include "workloads/suites.h"
+
+extern char** environ;
+
+namespace pacer::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_signals{0};
+
+// First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.
+void on_interrupt(int signal_number) {
+  g_stop = true;
+  if (g_signals.fetch_add(1) >= 1) {
+    ::signal(signal_number, SIG_DFL);
+    ::raise(signal_number);
+  }
+}
+
+struct TuneArgs {
+  std::vector<std::string> workloads;
+  std::string suite, algorithm, space_file, ruleset = "external", rules, sampler = "halton", name;
+  std::string store = "runs/tune.db", out, device = "auto", data_dir, worker_label;
+  int studies = 0, workers = 1, grid_points = 3, threads = 0;
+  int64_t trials = 0, eval_every = 0, max_steps = 0, batch_size = 0;
+  uint64_t seed = 0, sampler_seed = 0;
+  double budget = 0.0, budget_multiplier = 0.0, lease = 60.0, heartbeat = 0.0;
+  bool quiet = false, ignore_targets = false;
+};
+
+// Starts `count` copies of this command as single workers, each in its own process group so that
+// a terminal's Ctrl-C reaches them once, through us.
+std::vector<pid_t> spawn_workers(int count, const std::vector<std::string>& base_args) {
+  std::vector<pid_t> pids;
+  for (int k = 1; k <= count; ++k) {
+    std::vector<std::string> args = base_args;
+    args.push_back("--workers");
+    args.push_back("1");
+    args.push_back("--worker-label");
+    args.push_back("worker " + std::to_string(k));
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, &attr, argv.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) throw Error(std::string("cannot start a worker process: ") + std::strerror(rc));
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+// This command's arguments without --workers/--worker-label, to hand to the workers.
+std::vector<std::string> worker_base_args(int argc, char** argv) {
+  std::vector<std::string> args = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--workers" || a == "--worker-label") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--workers=", 0) == 0 || a.rfind("--worker-label=", 0) == 0) continue;
+    args.push_back(a);
+  }
+  return args;
+}
+
+}  // namespace
+
+Action add_tune_command(CLI::App& app, int argc, char** argv) {
+  auto a = std::make_shared<TuneArgs>();
+  app.add_option("-w,--workload", a->workloads, "Workload(s) to tune (repeatable; see pacer list)")->delimiter(',');
+  app.add_option("--suite", a->suite, "A workload suite instead of -w (small, all; see pacer list)");
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm")->required();
+  app.add_option("--space", a->space_file, "Search space JSON in the AlgoPerf format (external tuning), e.g. spaces/nadamw.json");
+  app.add_option("--ruleset", a->ruleset, "external (search space, N studies x M trials) or self (no hyperparameters)")
+      ->capture_default_str();
+  app.add_option("--rules", a->rules, "Rules preset for defaults: v0.6 (3 studies, self-tuning budget x1.5) or v0.5 (5, x3)");
+  app.add_option("--studies", a->studies, "Studies per workload (default: the rules preset's)")->check(CLI::PositiveNumber);
+  app.add_option("--trials", a->trials, "Trials per study (external; default 5). More later extends the studies")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--sampler", a->sampler, "halton (the reference quasi-random search), random, grid or list")
+      ->capture_default_str();
+  app.add_option("--sampler-seed", a->sampler_seed, "Seed of the sampler and of the recorded shuffle of its points")
+      ->capture_default_str();
+  app.add_option("--grid-points", a->grid_points, "Values per range dimension for --sampler grid")->check(CLI::PositiveNumber);
+  app.add_option("--seed", a->seed, "Base seed of the trials (each trial: derived from seed, study, trial)")
+      ->capture_default_str();
+  app.add_option("--name", a->name, "Experiment (submission) name; default: the algorithm");
+  app.add_option("--store", a->store, "Study store (SQLite file; created if missing)")->capture_default_str();
+  app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
+  app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(CLI::PositiveNumber);
+  app.add_option("--eval-every", a->eval_every, "Evaluate every N steps instead of every eval period")->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", a->max_steps, "Stop each trial after N steps")->check(CLI::PositiveNumber);
+  app.add_option("--batch-size", a->batch_size, "Override the algorithm's global batch size")->check(CLI::PositiveNumber);
+  app.add_option("--budget", a->budget, "Time budget per trial in seconds (default: the workload's x multiplier)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--budget-multiplier", a->budget_multiplier, "Multiply the workload budget (default 1; self: the rules')")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder");
+  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(CLI::PositiveNumber);
+  app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
+      ->group("");  // internal
+  app.add_flag("--ignore-targets", a->ignore_targets, "Train each trial to its budget or --max-steps even after the targets");
+  app.add_flag("-q,--quiet", a->quiet, "Only the final summary");
+
+  const std::vector<std::string> base_args = worker_base_args(argc, argv);
+  return [a, base_args]() -> int {
+    // ---- Inputs, validated before anything is written.
+    if (!a->suite.empty() && !a->workloads.empty()) throw InputError("give either -w/--workload or --suite, not both");
+    std::vector<std::string> workloads = a->suite.empty() ? a->workloads : workload_suite(a->suite);
+    if (workloads.empty()) throw InputError("no workload: give -w/--workload NAME or --suite NAME");
+    const RulesPreset& rules = rules_preset(a->rules.empty() ? default_rules_name() : a->rules);
+    const Ruleset ruleset = parse_ruleset(a->ruleset);
+    std::optional<SearchSpace> space;
+    if (!a->space_file.empty()) space = SearchSpace::from_json_file(a->space_file);
+    if (a->heartbeat <= 0.0) a->heartbeat = a->lease / 6.0;
+    if (a->heartbeat >= a->lease) throw InputError("--heartbeat must be shorter than --lease");
+
+    std::vector<SweepSpec> sweeps;
+    for (const auto& workload : workloads) {
+      SweepSpec s;
+      s.experiment = a->name.empty() ? a->algorithm : a->name;
+      s.workload = workload;
+      s.algorithm = a->algorithm;
+      s.ruleset = ruleset;
+      s.space = space;
+      s.space_origin = a->space_file;
+      s.sampler = a->sampler == "quasi_random" ? "halton" : a->sampler;
+      s.sampler_options.seed = a->sampler_seed;
+      s.sampler_options.grid_points = a->grid_points;
+      s.studies = a->studies > 0 ? a->studies : rules.num_studies;
+      s.trials = ruleset == Ruleset::self ? (a->trials > 0 ? a->trials : 1)
+                                          : (a->trials > 0 ? a->trials : kDefaultTrialsPerStudy);
+      s.seed = a->seed;
+      s.settings.device = a->device;
+      s.settings.data_dir = a->data_dir;
+      s.settings.eval_every_steps = a->eval_every;
+      s.settings.max_steps = a->max_steps;
+      if (a->batch_size > 0) s.settings.batch_size = a->batch_size;
+      if (a->budget > 0) s.settings.time_budget = a->budget;
+      s.settings.stop_at_targets = !a->ignore_targets;
+      s.settings.budget_multiplier =
+          a->budget_multiplier > 0 ? a->budget_multiplier : default_budget_multiplier(ruleset, rules);
+      sweeps.push_back(s);
+    }
+    for (const auto& s : sweeps) validate_sweep(s);  // before the store exists
+    resolve_device(a->device);  // a bad device is an input error now, not in every trial
+    const auto parent = std::filesystem::path(a->store).parent_path();
+    if (!parent.empty()) create_directories(parent.string());
+
+    StudyStore store(a->store);
+    const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps);
+    set_num_threads(a->threads);
+
+    // Spawned workers share one terminal: plain lines, no redrawn bars.
+    Progress progress(a->quiet                    ? Progress::Mode::quiet
+                      : a->worker_label.empty() ? Progress::auto_detect()
+                                                : Progress::Mode::lines);
+    const StudyProgress before = store.progress([&] {
+      std::vector<int64_t> ids;
+      for (const auto& s : studies) ids.push_back(s.id);
+      return ids;
+    }());
+    if (a->worker_label.empty()) {
+      progress.log("pacer tune: " + std::to_string(sweeps.size()) + " workload(s) x " +
+                   std::to_string(sweeps[0].studies) + " studies x " + std::to_string(sweeps[0].trials) +
+                   " trials (" + to_string(ruleset) + " tuning, " + rules.name + "); store " + a->store + ": " +
+                   std::to_string(before.done) + " done, " + std::to_string(before.pending + before.running) +
+                   " to run");
+    }
+
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+
+    WorkerOptions options;
+    options.out_dir = a->out;
+    options.lease_sec = a->lease;
+    options.heartbeat_sec = a->heartbeat;
+    options.poll_sec = std::min(2.0, a->heartbeat);
+    options.stop_requested = &g_stop;
+    options.progress = &progress;
+    options.label = a->worker_label;
+
+    WorkerReport report;
+    bool workers_failed = false;
+    if (a->workers > 1) {
+      std::vector<pid_t> pids = spawn_workers(a->workers, base_args);
+      bool forwarded = false;
+      for (size_t done = 0; done < pids.size();) {
+        if (g_stop && !forwarded) {
+          for (pid_t pid : pids) ::kill(pid, SIGINT);
+          forwarded = true;
+        }
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+          ++done;
+          if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) workers_failed = true;
+        } else {
+          ::usleep(50000);
+        }
+      }
+      // A worker that died leaves its trial to the lease; finish whatever is left here.
+      if (workers_failed && !g_stop) report = run_tuning_worker(a->store, studies, options);
+    } else {
+      report = run_tuning_worker(a->store, studies, options);
+    }
+    if (!a->worker_label.empty()) return report.interrupted ? 130 : 0;
+
+    const auto sweeps_summary = summarize_studies(store, studies);
+    for (const auto& sweep : sweeps_summary) std::fputs(format_study_details(sweep).c_str(), stdout);
+    if (report.trials_run > 0 && report.trial_seconds > 0) {
+      std::printf("store overhead: %lld calls, %.1f ms in total, %.3f%% of %.1f s of trials (%lld evals recorded)\n",
+                  static_cast<long long>(report.store_calls), report.store_seconds * 1e3,
+                  100.0 * report.store_seconds / report.trial_seconds, report.trial_seconds,
+                  static_cast<long long>(report.evals_recorded));
+    }
+    if (g_stop || report.interrupted) {
+      std::fprintf(stderr, "pacer: interrupted; run the same command again to resume\n");
+      return 130;
+    }
+    bool finished = true;
+    for (const auto& s : sweeps_summary) finished = finished && s.finished();
+    if (!finished) {
+      std::fprintf(stderr, "pacer: error: some trials did not finish (a worker failed); run the same command again\n");
+      return 1;
+    }
+    return 0;
+  };
+}
+
+}  // namespace pacer::cli

@@ -1,0 +1,83 @@
+#include "score/store_source.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "core/error.h"
+#include "store/study_store.h"
+
+namespace pacer {
+
+bool StoreSource::is_store_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {0};
+  if (!in.read(header, sizeof(header))) return false;
+  return std::string(header, 15) == "SQLite format 3";
+}
+
+StoreSource::StoreSource(std::vector<std::string> store_paths) : paths_(std::move(store_paths)) {
+  for (const auto& path : paths_) {
+    if (!is_store_file(path)) throw InputError(path + ": not a study store (SQLite file)");
+    StudyStoreOptions options;
+    options.create = false;
+    StudyStore store(path, options);
+    for (const auto& study : store.studies()) {
+      if (std::find(submissions_.begin(), submissions_.end(), study.experiment) == submissions_.end()) {
+        submissions_.push_back(study.experiment);
+      }
+      for (const auto& trial : store.trials(study.id)) {
+        if (!is_terminal(trial.status)) continue;
+        TrialLog log;
+        log.submission = study.experiment;
+        log.workload = study.workload;
+        log.study = study.study_index;
+        log.trial = static_cast<int>(trial.index);
+        log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
+        const auto evals = store.evals(trial.id, trial.attempts);
+        log.rows = evals.size();
+        auto& columns = log.columns;
+        for (const auto& e : evals) {
+          columns["score"].push_back(e.submission_time);
+          columns["accumulated_submission_time"].push_back(e.submission_time);
+          columns["accumulated_eval_time"].push_back(e.eval_time);
+          columns["accumulated_logging_time"].push_back(e.logging_time);
+          columns["total_duration"].push_back(e.total_duration);
+          columns["global_step"].push_back(static_cast<double>(e.global_step));
+        }
+        // Metric columns: the union over rows; a metric missing from a row is NaN there.
+        for (size_t row = 0; row < evals.size(); ++row) {
+          const auto metrics = nlohmann::json::parse(evals[row].metrics_json, nullptr, false);
+          if (!metrics.is_object()) {
+            log.problem = log.source + ": eval " + std::to_string(row) + " has malformed metrics";
+            break;
+          }
+          for (const auto& [name, value] : metrics.items()) {
+            auto& column = columns[name];
+            column.resize(row, NAN);
+            column.push_back(value.is_number() ? value.get<double>() : NAN);
+          }
+        }
+        for (auto& [name, column] : columns) column.resize(evals.size(), NAN);
+        trials_.push_back(std::move(log));
+      }
+    }
+  }
+}
+
+std::vector<TrialLog> StoreSource::trials() const { return trials_; }
+std::vector<std::string> StoreSource::submissions() const { return submissions_; }
+
+void CombinedSource::add(std::vector<TrialLog> trials, std::vector<std::string> submissions) {
+  for (auto& name : submissions) {
+    if (std::find(submissions_.begin(), submissions_.end(), name) != submissions_.end()) {
+      throw InputError("submission '" + name + "' appears in two sources; rename one (pacer tune --name)");
+    }
+    submissions_.push_back(std::move(name));
+  }
+  for (auto& t : trials) trials_.push_back(std::move(t));
+}
+
+}  // namespace pacer

@@ -1,0 +1,43 @@
+#pragma once
+// Reads finished trials from a study store (SQLite) for scoring: each trial's eval measurements
+// become a TrialLog with the reference columns (score = accumulated submission time,
+// global_step, validation/..., ...). The submission is the study's experiment name. Trials still
+// pending or running are left out: they have no result yet.
+//
+//   pacer::StoreSource source({"runs/tune.db"});
+//   pacer::ScoreResult r = pacer::score_submissions(source, options);
+#include <string>
+#include <vector>
+
+#include "score/result_source.h"
+
+namespace pacer {
+
+class StoreSource : public ResultSource {
+ public:
+  explicit StoreSource(std::vector<std::string> store_paths);  // InputError: missing or not a store
+  std::vector<TrialLog> trials() const override;
+  std::vector<std::string> submissions() const override;
+
+  // True when the file starts with the SQLite header (so `pacer score` can accept either kind).
+  static bool is_store_file(const std::string& path);
+
+ private:
+  std::vector<std::string> paths_;
+  std::vector<TrialLog> trials_;
+  std::vector<std::string> submissions_;
+};
+
+// Several sources read as one (log folders and stores side by side).
+class CombinedSource : public ResultSource {
+ public:
+  void add(std::vector<TrialLog> trials, std::vector<std::string> submissions);
+  std::vector<TrialLog> trials() const override { return trials_; }
+  std::vector<std::string> submissions() const override { return submissions_; }
+
+ private:
+  std::vector<TrialLog> trials_;
+  std::vector<std::string> submissions_;
+};
+
+}  // namespace pacer

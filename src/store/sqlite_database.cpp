@@ -1,0 +1,128 @@
+#include "store/sqlite_database.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
+  const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+  const std::string text = what + ": " + message + " (SQLite code " + std::to_string(code) + ")";
+  // A file that is not a database, or a damaged one, is the user's input.
+  const int primary = code & 0xff;
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN) throw InputError(text);
+  throw Error(text);
+}
+
+}  // namespace
+
+SqliteStatement::SqliteStatement(sqlite3* db, sqlite3_stmt* stmt, std::string sql)
+    : db_(db), stmt_(stmt), sql_(std::move(sql)) {}
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), sql_(std::move(other.sql_)) {}
+
+SqliteStatement::~SqliteStatement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+void SqliteStatement::bind(int index, int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) fail(db_, "binding " + sql_);
+}
+void SqliteStatement::bind(int index, double value) {
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) fail(db_, "binding " + sql_);
+}
+void SqliteStatement::bind(int index, const std::string& value) {
+  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) != SQLITE_OK) {
+    fail(db_, "binding " + sql_);
+  }
+}
+void SqliteStatement::bind_null(int index) {
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail(db_, "binding " + sql_);
+}
+
+bool SqliteStatement::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  fail(db_, "running " + sql_);
+}
+
+void SqliteStatement::run() {
+  while (step()) {
+  }
+}
+
+bool SqliteStatement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+int64_t SqliteStatement::column_int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+double SqliteStatement::column_double(int column) const { return sqlite3_column_double(stmt_, column); }
+std::string SqliteStatement::column_text(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  return text ? std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(stmt_, column)) : std::string();
+}
+std::optional<int64_t> SqliteStatement::column_optional_int64(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return column_int64(column);
+}
+std::optional<double> SqliteStatement::column_optional_double(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return column_double(column);
+}
+
+SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms) : path_(path) {
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw InputError(path + ": cannot open the study store: " + message);
+  }
+  sqlite3_busy_timeout(db_, busy_timeout_ms);
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+SqliteDatabase::~SqliteDatabase() {
+  if (db_) sqlite3_close(db_);
+}
+
+void SqliteDatabase::exec(const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    sqlite3_free(message);
+    fail(db_, path_ + ": " + sql.substr(0, 60));
+  }
+}
+
+SqliteStatement SqliteDatabase::prepare(const std::string& sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
+    fail(db_, path_ + ": preparing " + sql.substr(0, 60));
+  }
+  return SqliteStatement(db_, stmt, sql.substr(0, 60));
+}
+
+int64_t SqliteDatabase::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int SqliteDatabase::changes() const { return sqlite3_changes(db_); }
+
+ImmediateTransaction::ImmediateTransaction(SqliteDatabase& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+
+ImmediateTransaction::~ImmediateTransaction() {
+  if (done_) return;
+  try {
+    db_.exec("ROLLBACK");
+  } catch (...) {
+    // The connection may already have rolled back (e.g. after SQLITE_FULL); nothing more to do.
+  }
+}
+
+void ImmediateTransaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace pacer

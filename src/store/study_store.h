@@ -1,0 +1,162 @@
+#pragma once
+// The study store: the source of truth of tuning studies, in one SQLite file (WAL mode, versioned
+// schema). Studies own trials; trials own their eval measurements. Several processes share one
+// store: claiming a trial is one IMMEDIATE transaction, a running trial holds a lease that its
+// worker renews (heartbeat), and a trial whose lease expired, or whose worker on this host is
+// gone, is claimed again. Every write checks the lease, so a worker that lost its trial cannot
+// overwrite the new owner's results. Torch-free.
+//
+//   pacer::StudyStore store("runs/tune.db");
+//   std::vector<pacer::StudyRecord> studies = store.ensure_studies(definitions, make_trials);
+//   if (auto trial = store.claim_trial(study_ids, owner, 60.0)) {
+//     store.record_eval(trial->id, owner, trial->attempts, 0, eval);
+//     store.finish_trial(trial->id, owner, outcome);
+//   }
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace pacer {
+
+class SqliteDatabase;
+
+// What makes a study: everything the trials depend on. `identity` is unique in the store; the
+// same command run again finds the same studies (resume), a different space or budget does not.
+struct StudyDefinition {
+  std::string identity;       // unique key (JSON of the fields below plus the study index)
+  std::string sweep;          // identity shared by the studies 1..N of one workload
+  std::string experiment;     // submission name (log folder, leaderboard)
+  std::string workload, algorithm, ruleset;
+  int study_index = 1;        // k of study_<k>
+  std::string space_json;     // empty under self-tuning
+  std::string sampler;        // halton, random, grid, list; empty under self-tuning
+  uint64_t sampler_seed = 0;
+  std::string trial_options;  // JSON: budget multiplier, eval cadence, step limit, batch size
+  int64_t trials = 0;         // wanted; a study only ever grows
+};
+
+struct NewTrial {
+  std::optional<std::string> hparams_json;  // nullopt: self-tuning
+  uint64_t seed = 0;
+  std::optional<int64_t> position;          // the sampler position of its point
+};
+
+struct StudyRecord {
+  int64_t id = 0;
+  std::string identity, sweep, experiment, workload, algorithm, ruleset;
+  int study_index = 1;
+  std::string space_json, sampler;
+  uint64_t sampler_seed = 0;
+  std::string trial_options;
+  int64_t planned_trials = 0;
+  double created_at = 0.0;
+  std::string name() const;  // "<experiment>/<workload>/study_<k>"
+};
+
+enum class StoredTrialStatus { pending, running, interrupted, complete, diverged, failed };
+const char* to_string(StoredTrialStatus status);
+StoredTrialStatus parse_stored_trial_status(const std::string& text);
+bool is_terminal(StoredTrialStatus status);  // complete, diverged, failed
+
+struct TrialRecord {
+  int64_t id = 0, study_id = 0;
+  int64_t index = 1;                // i of trial_<i>, 1-based
+  std::optional<int64_t> position;
+  std::optional<std::string> hparams_json;
+  uint64_t seed = 0;
+  StoredTrialStatus status = StoredTrialStatus::pending;
+  int attempts = 0;
+  std::string lease_owner;
+  std::optional<double> lease_expires, heartbeat_at, started_at, finished_at;
+  // Filled when the trial ends.
+  std::string outcome;              // reached / not_reached (complete), diverged, failed
+  std::string stop_reason, message;
+  std::optional<int64_t> steps;
+  std::optional<double> submission_time, eval_time, total_duration;
+  std::optional<double> time_to_target, best_validation;
+  std::optional<int64_t> steps_to_target, eval_index_to_target;
+};
+
+struct TrialOutcome {
+  StoredTrialStatus status = StoredTrialStatus::complete;  // complete, diverged or failed
+  std::string outcome, stop_reason, message;
+  int64_t steps = 0;
+  double submission_time = 0.0, eval_time = 0.0, total_duration = 0.0;
+  std::optional<double> time_to_target, best_validation;
+  std::optional<int64_t> steps_to_target, eval_index_to_target;
+};
+
+struct StoredEval {
+  int64_t eval_index = 0;
+  int64_t global_step = 0;
+  double submission_time = 0.0, eval_time = 0.0, logging_time = 0.0, total_duration = 0.0;
+  std::string metrics_json;  // {"validation/accuracy": 0.88, ...}
+};
+
+struct StudyProgress {
+  int64_t pending = 0, running = 0, done = 0;
+  bool finished() const { return pending == 0 && running == 0; }
+};
+
+struct StudyStoreOptions {
+  bool create = true;
+  int busy_timeout_ms = 120000;  // writers wait this long for each other before failing
+};
+
+class StudyStore {
+ public:
+  explicit StudyStore(const std::string& path, StudyStoreOptions options = {});
+  ~StudyStore();
+  StudyStore(const StudyStore&) = delete;
+  StudyStore& operator=(const StudyStore&) = delete;
+
+  static int schema_version();  // the version this build writes
+  const std::string& path() const { return path_; }
+
+  // In one transaction: finds or creates each study and grows it to `trials` trials; new trials
+  // come from make_trials(study, first new trial index, count, first sequence position) where
+  // positions continue the study's sweep sequence (so every study gets distinct points).
+  using TrialFactory = std::function<std::vector<NewTrial>(const StudyRecord& study, int64_t first_index,
+                                                           int64_t count, int64_t first_position)>;
+  std::vector<StudyRecord> ensure_studies(const std::vector<StudyDefinition>& definitions,
+                                          const TrialFactory& make_trials);
+
+  // Atomically takes the next runnable trial of these studies (pending, interrupted, or running
+  // with an expired lease or a dead local owner), marks it running under `owner` for lease_sec.
+  std::optional<TrialRecord> claim_trial(const std::vector<int64_t>& study_ids, const std::string& owner,
+                                         double lease_sec);
+  // Renews the lease; false when the trial is no longer this owner's.
+  bool heartbeat(int64_t trial_id, const std::string& owner, double lease_sec);
+  // Each of these throws LeaseLost when the trial is no longer this owner's.
+  void record_eval(int64_t trial_id, const std::string& owner, int attempt, const StoredEval& eval);
+  void finish_trial(int64_t trial_id, const std::string& owner, const TrialOutcome& outcome);
+  // Gives the trial back as interrupted (Ctrl-C): it is re-run on resume. No-op if not ours.
+  void release_trial(int64_t trial_id, const std::string& owner, const std::string& message);
+
+  std::vector<StudyRecord> studies() const;
+  std::optional<StudyRecord> study(int64_t id) const;
+  std::vector<TrialRecord> trials(int64_t study_id) const;
+  // The evals of the trial's latest attempt (or of `attempt`).
+  std::vector<StoredEval> evals(int64_t trial_id, std::optional<int> attempt = std::nullopt) const;
+  StudyProgress progress(const std::vector<int64_t>& study_ids) const;
+
+  // "host/pid/nonce": identifies this process as a lease owner.
+  static std::string make_owner_id();
+
+ private:
+  std::string path_;
+  std::unique_ptr<SqliteDatabase> db_;
+};
+
+// Thrown when a worker writes to a trial whose lease it no longer holds.
+class LeaseLost : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace pacer

@@ -1,0 +1,213 @@
+#include "tune/search_space.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+std::string number_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+double read_number(const ordered_json& value, const std::string& where) {
+  if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
+  if (!value.is_number()) throw InputError(where + " must be a number (got " + value.dump() + ")");
+  const double v = value.get<double>();
+  if (!std::isfinite(v)) throw InputError(where + " must be finite");
+  return v;
+}
+
+SearchDimension read_dimension(const std::string& name, const ordered_json& entry, const std::string& origin) {
+  const std::string key = origin + ": '" + name + "'";
+  if (!entry.is_object()) {
+    throw InputError(key + ": expected {\"min\", \"max\", \"scaling\"} or {\"feasible_points\": [...]} (got " +
+                     entry.dump() + ")");
+  }
+  SearchDimension dim;
+  dim.name = name;
+  if (entry.contains("feasible_points")) {
+    for (const auto& [field, _] : entry.items()) {
+      if (field != "feasible_points") throw InputError(key + ": unexpected field '" + field + "' beside feasible_points");
+    }
+    const auto& points = entry.at("feasible_points");
+    if (!points.is_array()) throw InputError(key + ": feasible_points must be a list");
+    if (points.empty()) throw InputError(key + ": feasible_points is empty");
+    dim.kind = SearchDimension::Kind::discrete;
+    for (size_t i = 0; i < points.size(); ++i) {
+      dim.feasible_points.push_back(read_number(points[i], key + ": feasible_points[" + std::to_string(i) + "]"));
+    }
+    return dim;
+  }
+  for (const auto& [field, _] : entry.items()) {
+    if (field != "min" && field != "max" && field != "scaling") {
+      throw InputError(key + ": unexpected field '" + field + "' (a range has min, max, scaling)");
+    }
+  }
+  if (!entry.contains("min") || !entry.contains("max")) {
+    throw InputError(key + ": a range needs both \"min\" and \"max\" (or give \"feasible_points\")");
+  }
+  dim.kind = SearchDimension::Kind::range;
+  dim.min = read_number(entry.at("min"), key + ": min");
+  dim.max = read_number(entry.at("max"), key + ": max");
+  // The reference requires "scaling" (it reads space['scaling']); so do we.
+  if (!entry.contains("scaling")) throw InputError(key + ": a range needs \"scaling\": \"log\" or \"linear\"");
+  const std::string scaling =
+      entry.at("scaling").is_string() ? entry.at("scaling").get<std::string>() : entry.at("scaling").dump();
+  if (scaling == "log") dim.scaling = Scaling::log;
+  else if (scaling == "linear") dim.scaling = Scaling::linear;
+  else throw InputError(key + ": unknown scaling " + scaling + " (valid: log, linear)");
+  if (dim.min > dim.max) {
+    throw InputError(key + ": min " + number_text(dim.min) + " is greater than max " + number_text(dim.max));
+  }
+  if (dim.scaling == Scaling::log && dim.min <= 0.0) {
+    throw InputError(key + ": log scaling needs min > 0 (got " + number_text(dim.min) + ")");
+  }
+  return dim;
+}
+
+}  // namespace
+
+double map_unit_value(const SearchDimension& dim, double x) {
+  if (dim.kind == SearchDimension::Kind::discrete) {
+    const auto n = dim.feasible_points.size();
+    const auto index = static_cast<size_t>(std::max(0.0, std::floor(x * static_cast<double>(n))));
+    return dim.feasible_points[std::min(index, n - 1)];
+  }
+  if (dim.scaling == Scaling::log) return dim.min * std::exp(x * std::log(dim.max / dim.min));
+  return dim.min + x * (dim.max - dim.min);
+}
+
+std::vector<std::string> SearchSpace::names() const {
+  std::vector<std::string> out;
+  if (!is_list()) {
+    for (const auto& d : dimensions) out.push_back(d.name);
+    return out;
+  }
+  for (const auto& point : fixed_points) {
+    for (const auto& [name, _] : point.items()) {
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    }
+  }
+  return out;
+}
+
+SearchSpace SearchSpace::from_json_text(const std::string& text, const std::string& origin) {
+  ordered_json doc;
+  try {
+    doc = ordered_json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(origin + ": malformed JSON: " + e.what());
+  }
+  SearchSpace space;
+  if (doc.is_object()) {
+    if (doc.empty()) throw InputError(origin + ": the search space is empty");
+    for (const auto& [name, entry] : doc.items()) space.dimensions.push_back(read_dimension(name, entry, origin));
+    return space;
+  }
+  if (doc.is_array()) {
+    if (doc.empty()) throw InputError(origin + ": the list of points is empty");
+    for (size_t i = 0; i < doc.size(); ++i) {
+      const std::string where = origin + ": point " + std::to_string(i);
+      if (!doc[i].is_object() || doc[i].empty()) throw InputError(where + " must be a non-empty object of values");
+      Hyperparameters point;
+      for (const auto& [name, value] : doc[i].items()) point.set(name, read_number(value, where + ": '" + name + "'"));
+      space.fixed_points.push_back(point);
+    }
+    return space;
+  }
+  throw InputError(origin + ": a search space is an object of hyperparameters or a list of points (got " +
+                   std::string(doc.type_name()) + ")");
+}
+
+SearchSpace SearchSpace::from_json_file(const std::string& path) {
+  return from_json_text(read_text_file(path), path);
+}
+
+std::string SearchSpace::to_json() const {
+  if (is_list()) {
+    ordered_json doc = ordered_json::array();
+    for (const auto& point : fixed_points) doc.push_back(ordered_json::parse(point.to_json(-1)));
+    return doc.dump();
+  }
+  ordered_json doc = ordered_json::object();
+  for (const auto& d : dimensions) {
+    ordered_json entry = ordered_json::object();
+    if (d.kind == SearchDimension::Kind::discrete) {
+      entry["feasible_points"] = d.feasible_points;
+    } else {
+      entry["min"] = d.min;
+      entry["max"] = d.max;
+      entry["scaling"] = d.scaling == Scaling::log ? "log" : "linear";
+    }
+    doc[d.name] = entry;
+  }
+  return doc.dump();
+}
+
+void validate_search_space(const SearchSpace& space, const std::vector<HyperparameterSpec>& specs,
+                           const std::string& algorithm, const std::string& origin) {
+  auto find = [&](const std::string& name) -> const HyperparameterSpec* {
+    for (const auto& s : specs) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  };
+  std::string declared;
+  for (const auto& s : specs) declared += (declared.empty() ? "" : ", ") + s.name;
+  auto check_value = [&](const HyperparameterSpec& spec, double value, const std::string& what) {
+    if (value < spec.min || value > spec.max) {
+      throw InputError(origin + ": '" + spec.name + "': " + what + " " + number_text(value) + " is outside [" +
+                       number_text(spec.min) + ", " + number_text(spec.max) + "] declared by " + algorithm);
+    }
+  };
+  for (const auto& name : space.names()) {
+    if (!find(name)) {
+      throw InputError(origin + ": '" + name + "' is not a hyperparameter of " + algorithm + " (it declares: " +
+                       declared + ")");
+    }
+  }
+  for (const auto& d : space.dimensions) {
+    const auto& spec = *find(d.name);
+    if (d.kind == SearchDimension::Kind::range) {
+      check_value(spec, d.min, "min");
+      check_value(spec, d.max, "max");
+    } else {
+      for (double v : d.feasible_points) check_value(spec, v, "feasible point");
+    }
+  }
+  for (size_t i = 0; i < space.fixed_points.size(); ++i) {
+    for (const auto& [name, value] : space.fixed_points[i].items()) {
+      check_value(*find(name), value, "point " + std::to_string(i) + " value");
+    }
+  }
+  for (const auto& spec : specs) {
+    if (spec.default_value) continue;
+    if (!space.is_list()) {
+      const auto names = space.names();
+      if (std::find(names.begin(), names.end(), spec.name) == names.end()) {
+        throw InputError(origin + ": '" + spec.name + "' has no default in " + algorithm +
+                         " and the search space gives it no values");
+      }
+      continue;
+    }
+    for (size_t i = 0; i < space.fixed_points.size(); ++i) {
+      if (!space.fixed_points[i].contains(spec.name)) {
+        throw InputError(origin + ": point " + std::to_string(i) + ": '" + spec.name + "' has no default in " +
+                         algorithm + " and the point gives no value");
+      }
+    }
+  }
+}
+
+}  // namespace pacer

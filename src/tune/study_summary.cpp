@@ -1,0 +1,165 @@
+#include "tune/study_summary.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "score/time_to_target.h"
+
+namespace pacer {
+namespace {
+
+std::string seconds_text(double t) {
+  if (!std::isfinite(t)) return "inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3f s", t);
+  return buffer;
+}
+
+std::string optional_text(const std::optional<double>& v, const char* format) {
+  if (!v) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), format, *v);
+  return buffer;
+}
+
+std::string hparams_text(const std::optional<std::string>& json) {
+  if (!json) return "(self-tuning)";
+  const auto parsed = nlohmann::ordered_json::parse(*json, nullptr, false);
+  if (!parsed.is_object()) return *json;
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& [name, value] : parsed.items()) {
+    out << (first ? "" : " ") << name << "=";
+    if (value.is_number()) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof(buffer), "%.4g", value.get<double>());
+      out << buffer;
+    } else {
+      out << value.dump();
+    }
+    first = false;
+  }
+  return out.str();
+}
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+bool SweepSummary::finished() const {
+  for (const auto& s : studies) {
+    if (!s.progress.finished()) return false;
+  }
+  return true;
+}
+
+std::vector<SweepSummary> summarize_studies(const StudyStore& store, const std::vector<StudyRecord>& studies) {
+  std::vector<SweepSummary> sweeps;
+  std::map<std::string, size_t> index;
+  for (const auto& study : studies) {
+    auto it = index.find(study.sweep);
+    if (it == index.end()) {
+      it = index.emplace(study.sweep, sweeps.size()).first;
+      SweepSummary sweep;
+      sweep.sweep = study.sweep;
+      sweep.experiment = study.experiment;
+      sweep.workload = study.workload;
+      sweep.algorithm = study.algorithm;
+      sweep.ruleset = study.ruleset;
+      sweeps.push_back(sweep);
+    }
+    StudySummary summary;
+    summary.study = study;
+    summary.trials = store.trials(study.id);
+    summary.progress = store.progress({study.id});
+    // The reference rule, shared with `pacer score`: earliest eval index, ties to the smaller time.
+    // The stored per-trial values come from the trial runner (evals within the budget only).
+    std::vector<TrialLog> logs(summary.trials.size());
+    std::vector<const TrialLog*> pointers;
+    std::vector<TrialTime> times;
+    for (size_t i = 0; i < summary.trials.size(); ++i) {
+      const auto& t = summary.trials[i];
+      logs[i].trial = static_cast<int>(t.index);
+      pointers.push_back(&logs[i]);
+      TrialTime time;
+      if (t.status == StoredTrialStatus::complete && t.eval_index_to_target && t.time_to_target) {
+        time.eval_index = static_cast<size_t>(*t.eval_index_to_target);
+        time.time = *t.time_to_target;
+      }
+      times.push_back(time);
+    }
+    const StudyTime best = study_time_to_target(pointers, times);
+    if (best.trial && best.time.reached()) {
+      summary.best_trial = best.trial->trial;
+      summary.time_to_target = best.time.time;
+      for (const auto& t : summary.trials) {
+        if (t.index == *summary.best_trial) summary.steps_to_target = t.steps_to_target;
+      }
+    }
+    sweeps[it->second].studies.push_back(std::move(summary));
+  }
+  for (auto& sweep : sweeps) {
+    std::vector<double> times;
+    for (const auto& s : sweep.studies) times.push_back(s.time_to_target);
+    sweep.median_time = median_time(times);
+  }
+  return sweeps;
+}
+
+std::string format_sweeps_table(const std::vector<SweepSummary>& sweeps) {
+  std::ostringstream out;
+  out << pad("experiment", 14) << pad("workload", 22) << pad("ruleset", 10) << pad("studies", 9)
+      << pad("trials done/all", 17) << pad("per-study best", 36) << "workload time (median)\n";
+  for (const auto& sweep : sweeps) {
+    int64_t done = 0, all = 0;
+    std::string bests;
+    for (const auto& s : sweep.studies) {
+      done += s.progress.done;
+      all += static_cast<int64_t>(s.trials.size());
+      bests += (bests.empty() ? "" : ", ") + seconds_text(s.time_to_target);
+    }
+    out << pad(sweep.experiment, 14) << pad(sweep.workload, 22) << pad(sweep.ruleset, 10)
+        << pad(std::to_string(sweep.studies.size()), 9) << pad(std::to_string(done) + "/" + std::to_string(all), 17)
+        << pad(bests, 36) << seconds_text(sweep.median_time) << (sweep.finished() ? "" : " (unfinished)") << "\n";
+  }
+  return out.str();
+}
+
+std::string format_study_details(const SweepSummary& sweep) {
+  std::ostringstream out;
+  out << sweep.experiment << " / " << sweep.workload << " (" << sweep.algorithm << ", " << sweep.ruleset
+      << " tuning)\n";
+  for (const auto& s : sweep.studies) {
+    out << "  study " << s.study.study_index << " (id " << s.study.id << ", sampler "
+        << (s.study.sampler.empty() ? "-" : s.study.sampler) << ", seed " << s.study.sampler_seed << "): best trial "
+        << (s.best_trial ? std::to_string(*s.best_trial) : std::string("none")) << ", time to target "
+        << seconds_text(s.time_to_target);
+    if (s.steps_to_target) out << ", " << *s.steps_to_target << " steps";
+    out << "\n";
+    out << "    " << pad("trial", 7) << pad("status", 13) << pad("attempts", 10) << pad("time-to-target", 16)
+        << pad("steps-to-target", 17) << pad("best val", 10) << pad("steps", 8) << "hyperparameters\n";
+    for (const auto& t : s.trials) {
+      std::string status = to_string(t.status);
+      if (t.status == StoredTrialStatus::complete) status = t.outcome;
+      const bool best = s.best_trial && *s.best_trial == t.index;
+      out << "    " << pad((best ? "*" : " ") + std::to_string(t.index), 7) << pad(status, 13)
+          << pad(std::to_string(t.attempts), 10) << pad(optional_text(t.time_to_target, "%.3f s"), 16)
+          << pad(t.steps_to_target ? std::to_string(*t.steps_to_target) : "-", 17)
+          << pad(optional_text(t.best_validation, "%.4f"), 10)
+          << pad(t.steps ? std::to_string(*t.steps) : "-", 8) << hparams_text(t.hparams_json) << "\n";
+    }
+  }
+  out << "  workload time-to-target (median over " << sweep.studies.size()
+      << " studies, infinite studies included): " << seconds_text(sweep.median_time)
+      << (sweep.finished() ? "" : " (studies unfinished)") << "\n";
+  return out.str();
+}
+
+}  // namespace pacer

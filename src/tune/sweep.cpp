@@ -1,0 +1,151 @@
+#include "tune/sweep.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/error.h"
+#include "core/seed.h"
+#include "workloads/registry.h"
+
+namespace pacer {
+namespace {
+
+// Samplers whose points form a fixed set give every study the same points (as the reference
+// does for lists); unbounded sequences give each study the next, distinct, points.
+bool continues_sequence(const std::string& sampler) { return sampler != "list" && sampler != "grid"; }
+
+nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
+  nlohmann::ordered_json id;
+  id["experiment"] = s.experiment;
+  id["workload"] = s.workload;
+  id["algorithm"] = s.algorithm;
+  id["ruleset"] = to_string(s.ruleset);
+  id["space"] = s.space ? nlohmann::ordered_json::parse(s.space->to_json()) : nlohmann::ordered_json();
+  id["sampler"] = s.space ? s.sampler : "";
+  id["sampler_seed"] = s.sampler_options.seed;
+  id["grid_points"] = s.sampler == "grid" ? s.sampler_options.grid_points : 0;
+  id["seed"] = s.seed;
+  id["trial_settings"] = nlohmann::ordered_json::parse(s.settings.to_json());
+  return id;
+}
+
+}  // namespace
+
+void validate_sweep(const SweepSpec& s) {
+  workload_spec(s.workload);  // InputError listing valid names
+  auto algorithm = create_algorithm(s.algorithm);
+  if (s.studies < 1) throw InputError("--studies must be at least 1");
+  if (s.trials < 1) throw InputError("--trials must be at least 1");
+  if (s.ruleset == Ruleset::self) {
+    if (s.space) throw InputError("self-tuning takes no search space (--space)");
+    if (s.trials != 1) throw InputError("self-tuning runs one trial per study (got --trials " + std::to_string(s.trials) + ")");
+    return;
+  }
+  if (!s.space) throw InputError("external tuning needs a search space (--space FILE, e.g. spaces/" + s.algorithm + ".json)");
+  validate_search_space(*s.space, algorithm->hyperparameter_specs(), s.algorithm, s.space_origin);
+  if (s.space->is_list() && s.sampler != "list") {
+    throw InputError(s.space_origin + ": a list of points runs with --sampler list (got '" + s.sampler + "')");
+  }
+  auto sampler = make_sampler(s.sampler, s.sampler_options);
+  if (auto capacity = sampler->capacity(*s.space); capacity && *capacity < s.trials) {
+    throw InputError(s.space_origin + ": the " + s.sampler + " sampler has " + std::to_string(*capacity) +
+                     " points, fewer than --trials " + std::to_string(s.trials));
+  }
+}
+
+std::string TrialSettings::to_json() const {
+  nlohmann::ordered_json j;
+  j["device"] = device;
+  j["data_dir"] = data_dir;
+  j["eval_every_steps"] = eval_every_steps;
+  j["max_steps"] = max_steps;
+  j["batch_size"] = batch_size ? nlohmann::ordered_json(*batch_size) : nlohmann::ordered_json();
+  j["time_budget"] = time_budget ? nlohmann::ordered_json(*time_budget) : nlohmann::ordered_json();
+  j["budget_multiplier"] = budget_multiplier;
+  j["stop_at_targets"] = stop_at_targets;
+  return j.dump();
+}
+
+TrialSettings TrialSettings::from_json(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) throw Error("study store: malformed trial settings: " + text);
+  TrialSettings s;
+  try {
+    s.device = j.at("device").get<std::string>();
+    s.data_dir = j.at("data_dir").get<std::string>();
+    s.eval_every_steps = j.at("eval_every_steps").get<int64_t>();
+    s.max_steps = j.at("max_steps").get<int64_t>();
+    if (!j.at("batch_size").is_null()) s.batch_size = j.at("batch_size").get<int64_t>();
+    if (!j.at("time_budget").is_null()) s.time_budget = j.at("time_budget").get<double>();
+    s.budget_multiplier = j.at("budget_multiplier").get<double>();
+    s.stop_at_targets = j.at("stop_at_targets").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("study store: malformed trial settings: ") + e.what());
+  }
+  return s;
+}
+
+uint64_t trial_seed(uint64_t seed, int study, int64_t index) {
+  return derive_seed(derive_seed(seed, static_cast<uint64_t>(study)), static_cast<uint64_t>(index));
+}
+
+std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepSpec>& sweeps) {
+  std::vector<StudyDefinition> definitions;
+  std::vector<const SweepSpec*> owners;
+  for (const auto& s : sweeps) {
+    validate_sweep(s);
+    const auto sweep_id = sweep_identity(s);
+    for (int k = 1; k <= s.studies; ++k) {
+      StudyDefinition d;
+      auto id = sweep_id;
+      id["study"] = k;
+      d.identity = id.dump();
+      d.sweep = sweep_id.dump();
+      d.experiment = s.experiment.empty() ? s.algorithm : s.experiment;
+      d.workload = s.workload;
+      d.algorithm = s.algorithm;
+      d.ruleset = to_string(s.ruleset);
+      d.study_index = k;
+      d.space_json = s.space ? s.space->to_json() : "";
+      d.sampler = s.space ? s.sampler : "";
+      d.sampler_seed = s.sampler_options.seed;
+      d.trial_options = s.settings.to_json();
+      d.trials = s.trials;
+      definitions.push_back(d);
+      owners.push_back(&s);
+    }
+  }
+  std::map<std::string, const SweepSpec*> by_identity;
+  for (size_t i = 0; i < definitions.size(); ++i) by_identity[definitions[i].identity] = owners[i];
+
+  auto make_trials = [&](const StudyRecord& study, int64_t first_index, int64_t count,
+                         int64_t first_position) -> std::vector<NewTrial> {
+    const SweepSpec& s = *by_identity.at(study.identity);
+    std::vector<NewTrial> trials(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) trials[i].seed = trial_seed(s.seed, study.study_index, first_index + i);
+    if (!s.space) return trials;  // self-tuning: no hyperparameters
+    const int64_t position = continues_sequence(s.sampler) ? first_position : first_index - 1;
+    auto sampler = make_sampler(s.sampler, s.sampler_options);
+    std::vector<Hyperparameters> points = sampler->sample(*s.space, position, count);
+    // The reference shuffles the points with an unseeded generator; we shuffle with a seed
+    // derived from (sampler seed, study, first trial) and record the positions, so the order
+    // is reproducible. Fixed sets (list, grid) keep their order, as in the reference.
+    std::vector<int64_t> order(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) order[i] = i;
+    if (continues_sequence(s.sampler)) {
+      order = seeded_permutation(count, derive_seed(derive_seed(s.sampler_options.seed, study.study_index),
+                                                    static_cast<uint64_t>(first_index)));
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      trials[i].hparams_json = points[static_cast<size_t>(order[i])].to_json(-1);
+      trials[i].position = position + order[i];
+    }
+    return trials;
+  };
+  return store.ensure_studies(definitions, make_trials);
+}
+
+}  // namespace pacer

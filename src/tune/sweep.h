@@ -1,0 +1,62 @@
+#pragma once
+// A sweep: the N tuning studies of one workload x algorithm under one ruleset, with the trial
+// settings they share. Planning a sweep writes its studies and trials to the study store (or
+// finds them there, when the same command runs again), so any worker can run them.
+//
+//   pacer::SweepSpec sweep;
+//   sweep.workload = "fmnist_mlp"; sweep.algorithm = "nadamw";
+//   sweep.space = pacer::SearchSpace::from_json_file("spaces/nadamw.json");
+//   std::vector<pacer::StudyRecord> studies = pacer::plan_sweeps(store, {sweep});
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/study_store.h"
+#include "tune/ruleset.h"
+#include "tune/sampler.h"
+#include "tune/search_space.h"
+
+namespace pacer {
+
+// What every trial of a sweep shares (stored as JSON with its studies).
+struct TrialSettings {
+  std::string device = "auto";
+  std::string data_dir;
+  int64_t eval_every_steps = 0;
+  int64_t max_steps = 0;
+  std::optional<int64_t> batch_size;
+  std::optional<double> time_budget;
+  double budget_multiplier = 1.0;
+  bool stop_at_targets = true;
+
+  std::string to_json() const;
+  static TrialSettings from_json(const std::string& text);  // Error naming the field
+};
+
+struct SweepSpec {
+  std::string experiment;  // submission name; default: the algorithm
+  std::string workload, algorithm;
+  Ruleset ruleset = Ruleset::external;
+  std::optional<SearchSpace> space;   // required under external tuning
+  std::string space_origin;           // for messages
+  std::string sampler = "halton";
+  SamplerOptions sampler_options;     // seed of the sampler and of the recorded shuffle
+  int studies = 3;
+  int64_t trials = 5;                 // per study (1 under self-tuning)
+  uint64_t seed = 0;                  // trial seeds derive from (seed, study, trial)
+  TrialSettings settings;
+};
+
+// InputError naming the culprit for an unknown workload/algorithm, bad counts, a space that does
+// not fit the algorithm's declarations, a sampler that cannot serve the space or the trial count.
+void validate_sweep(const SweepSpec& sweep);
+
+// Validates every sweep (names, space against the algorithm's declarations, counts) before any
+// store write, then creates or extends their studies in one transaction. InputError on bad input.
+std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepSpec>& sweeps);
+
+// The trial seed of trial `index` (1-based) of study `study` (1-based).
+uint64_t trial_seed(uint64_t seed, int study, int64_t index);
+
+}  // namespace pacer

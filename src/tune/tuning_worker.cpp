@@ -1,0 +1,261 @@
+#include "tune/tuning_worker.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/error.h"
+#include "train/trial_runner.h"
+#include "tune/sweep.h"
+#include "workloads/registry.h"
+#include "workloads/workload.h"
+
+namespace pacer {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Renews the lease of the running trial on its own connection (SQLite connections are not
+// shared across threads) and mirrors an outside stop request into the trial's stop flag.
+class Heartbeat {
+ public:
+  Heartbeat(const std::string& store_path, int64_t trial_id, std::string owner, const WorkerOptions& options,
+            std::atomic<bool>& trial_stop, std::atomic<bool>& lease_lost)
+      : thread_([=, &options, &trial_stop, &lease_lost] {
+          StudyStore store(store_path);
+          auto next = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.heartbeat_sec);
+          std::unique_lock<std::mutex> lock(mutex_);
+          while (!done_) {
+            cv_.wait_for(lock, std::chrono::milliseconds(50));
+            if (done_) break;
+            if (options.stop_requested && options.stop_requested->load()) trial_stop = true;
+            if (std::chrono::steady_clock::now() < next) continue;
+            lock.unlock();
+            const auto start = std::chrono::steady_clock::now();
+            bool ours = true;
+            try {
+              ours = store.heartbeat(trial_id, owner, options.lease_sec);
+            } catch (const std::exception&) {
+              // A store busy past its timeout: try again at the next beat; the lease is long.
+            }
+            store_seconds_ += seconds_since(start);
+            ++calls_;
+            lock.lock();
+            if (!ours) {
+              lease_lost = true;
+              trial_stop = true;
+            }
+            next = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.heartbeat_sec);
+          }
+        }) {}
+
+  ~Heartbeat() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  double store_seconds() const { return store_seconds_; }
+  int64_t calls() const { return calls_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  double store_seconds_ = 0.0;  // written by the thread, read after join
+  int64_t calls_ = 0;
+  std::thread thread_;
+};
+
+std::string metrics_json(const EvalRecord& record) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : record.metrics) j[name] = value;
+  return j.dump();
+}
+
+TrialOutcome outcome_of(const TrialResult& r) {
+  TrialOutcome o;
+  switch (r.status) {
+    case TrialStatus::reached: o.status = StoredTrialStatus::complete; break;
+    case TrialStatus::not_reached: o.status = StoredTrialStatus::complete; break;
+    case TrialStatus::diverged: o.status = StoredTrialStatus::diverged; break;
+    case TrialStatus::failed: o.status = StoredTrialStatus::failed; break;
+  }
+  o.outcome = to_string(r.status);
+  o.stop_reason = r.stop_reason;
+  o.message = r.message;
+  o.steps = r.steps;
+  o.submission_time = r.accumulated_submission_time;
+  o.eval_time = r.accumulated_eval_time;
+  o.total_duration = r.total_duration;
+  o.time_to_target = r.time_to_target;
+  o.steps_to_target = r.steps_to_target;
+  o.eval_index_to_target = r.eval_index_to_target;
+  o.best_validation = r.best_validation;
+  return o;
+}
+
+std::string describe_result(const TrialResult& r) {
+  std::ostringstream out;
+  out << to_string(r.status);
+  if (r.time_to_target) out << " at " << *r.time_to_target << " s (step " << *r.steps_to_target << ")";
+  if (r.best_validation) out << ", best validation " << *r.best_validation;
+  out << ", " << r.steps << " steps";
+  if (!r.message.empty()) out << " [" << r.message << "]";
+  return out.str();
+}
+
+}  // namespace
+
+std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index) {
+  return out_dir + "/study_" + std::to_string(study.study_index) + "/" + study.workload + "_libtorch/trial_" +
+         std::to_string(trial_index);
+}
+
+WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
+                               const WorkerOptions& options) {
+  WorkerReport report;
+  StudyStore store(store_path);
+  const std::string owner = StudyStore::make_owner_id();
+  std::map<int64_t, StudyRecord> by_id;
+  std::vector<int64_t> ids;
+  for (const auto& s : studies) {
+    by_id[s.id] = s;
+    ids.push_back(s.id);
+  }
+  const std::string prefix = options.label.empty() ? "" : options.label + ": ";
+  auto log = [&](const std::string& line) {
+    if (options.progress) options.progress->log(prefix + line);
+  };
+  auto stopping = [&] { return options.stop_requested && options.stop_requested->load(); };
+  auto timed = [&](auto&& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    report.store_seconds += seconds_since(start);
+    ++report.store_calls;
+  };
+  std::map<std::string, std::unique_ptr<Workload>> workloads;  // data loaded once per workload
+
+  while (!stopping()) {
+    std::optional<TrialRecord> claimed;
+    timed([&] { claimed = store.claim_trial(ids, owner, options.lease_sec); });
+    if (!claimed) {
+      StudyProgress progress;
+      timed([&] { progress = store.progress(ids); });
+      if (progress.finished()) break;
+      // Other workers hold the remaining trials: wait, and take over any whose lease expires.
+      for (double waited = 0.0; waited < options.poll_sec && !stopping(); waited += 0.05) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      continue;
+    }
+    const TrialRecord& trial = *claimed;
+    const StudyRecord& study = by_id.at(trial.study_id);
+    const TrialSettings settings = TrialSettings::from_json(study.trial_options);
+
+    auto& workload = workloads[study.workload];
+    if (!workload) workload = create_workload(study.workload);
+    auto algorithm = create_algorithm(study.algorithm);
+    std::optional<Hyperparameters> hparams;
+    if (trial.hparams_json) hparams = Hyperparameters::from_json_text(*trial.hparams_json, study.name());
+
+    TrialOptions trial_options;
+    trial_options.seed = trial.seed;
+    trial_options.device = settings.device;
+    trial_options.data_dir = settings.data_dir;
+    trial_options.eval_every_steps = settings.eval_every_steps;
+    trial_options.max_steps = settings.max_steps;
+    trial_options.batch_size = settings.batch_size;
+    trial_options.time_budget = settings.time_budget;
+    trial_options.budget_multiplier = settings.budget_multiplier;
+    trial_options.stop_at_targets = settings.stop_at_targets;
+    if (!options.out_dir.empty()) {
+      trial_options.out_dir = trial_folder(options.out_dir, study, trial.index);
+      // A re-run starts from a clean folder: no rows of the attempt that was killed.
+      if (trial.attempts > 1) std::filesystem::remove_all(trial_options.out_dir);
+    }
+    std::atomic<bool> trial_stop{false}, lease_lost{false};
+    trial_options.stop_requested = &trial_stop;
+    int64_t eval_index = 0;
+    trial_options.on_eval = [&](const EvalRecord& record) {
+      StoredEval e;
+      e.eval_index = eval_index++;
+      e.global_step = record.step;
+      e.submission_time = record.accumulated_submission_time;
+      e.eval_time = record.accumulated_eval_time;
+      e.logging_time = record.accumulated_logging_time;
+      e.total_duration = record.total_duration;
+      e.metrics_json = metrics_json(record);
+      try {
+        timed([&] { store.record_eval(trial.id, owner, trial.attempts, e); });
+        ++report.evals_recorded;
+      } catch (const LeaseLost&) {
+        lease_lost = true;
+        trial_stop = true;
+      }
+    };
+    const bool show_trial_progress = options.progress && Progress::auto_detect() == Progress::Mode::terminal;
+    trial_options.progress = show_trial_progress ? options.progress : nullptr;
+
+    log(study.name() + " trial " + std::to_string(trial.index) + "/" + std::to_string(study.planned_trials) +
+        (trial.attempts > 1 ? " (attempt " + std::to_string(trial.attempts) + ")" : "") + ": " +
+        (trial.hparams_json ? *trial.hparams_json : std::string("self-tuning")));
+    TrialResult result;
+    const auto trial_start = std::chrono::steady_clock::now();
+    {
+      Heartbeat heartbeat(store_path, trial.id, owner, options, trial_stop, lease_lost);
+      try {
+        result = run_trial(*workload, *algorithm, hparams, trial_options);
+      } catch (const InputError& e) {
+        // Bad input (e.g. a missing data folder) fails every trial alike: give this one back
+        // so that the fixed command resumes it, and stop.
+        report.store_seconds += heartbeat.store_seconds();
+        store.release_trial(trial.id, owner, std::string("error: ") + e.what());
+        throw;
+      }
+      report.store_seconds += heartbeat.store_seconds();
+      report.store_calls += heartbeat.calls();
+    }
+    report.trial_seconds += seconds_since(trial_start);
+
+    if (lease_lost) {
+      ++report.leases_lost;
+      log(study.name() + " trial " + std::to_string(trial.index) +
+          ": lease lost (another worker took the trial over); result discarded");
+      continue;
+    }
+    if (result.stop_reason == "interrupted") {
+      timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
+      log(study.name() + " trial " + std::to_string(trial.index) + ": interrupted; it will be re-run on resume");
+      report.interrupted = true;
+      break;
+    }
+    try {
+      timed([&] { store.finish_trial(trial.id, owner, outcome_of(result)); });
+      ++report.trials_run;
+      log(study.name() + " trial " + std::to_string(trial.index) + ": " + describe_result(result));
+    } catch (const LeaseLost&) {
+      ++report.leases_lost;
+      log(study.name() + " trial " + std::to_string(trial.index) + ": lease lost before the result was recorded");
+    }
+  }
+  if (stopping()) report.interrupted = true;
+  return report;
+}
+
+}  // namespace pacer

@@ -1,0 +1,48 @@
+#pragma once
+// A tuning worker: claims trials of the given studies from the store one at a time, runs each
+// with the trial runner, streams its evals into the store, and records the outcome. It holds a
+// lease on the running trial and renews it from a heartbeat thread; it stops when every trial of
+// the studies is finished (waiting for trials other workers hold, and taking over those whose
+// lease expires), or when asked to stop (Ctrl-C: the running trial is released as interrupted).
+// Several workers, in one or several processes, can share the same studies.
+//
+//   pacer::WorkerOptions options;
+//   options.out_dir = "runs/tune";  // reference layout: study_<k>/<workload>_libtorch/trial_<i>/
+//   pacer::WorkerReport report = pacer::run_tuning_worker("runs/tune.db", studies, options);
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/progress.h"
+#include "store/study_store.h"
+
+namespace pacer {
+
+struct WorkerOptions {
+  std::string out_dir;          // empty: the store only
+  double lease_sec = 60.0;      // a trial whose worker stops renewing is re-run after this long
+  double heartbeat_sec = 10.0;  // renewal period (well under the lease)
+  double poll_sec = 2.0;        // wait between looks when other workers hold the last trials
+  const std::atomic<bool>* stop_requested = nullptr;
+  Progress* progress = nullptr; // per-trial lines (and the trial's own progress on a terminal)
+  std::string label;            // prefix of log lines, e.g. "worker 2"
+};
+
+struct WorkerReport {
+  int64_t trials_run = 0;        // finished by this worker (complete, diverged or failed)
+  int64_t leases_lost = 0;       // trials taken over by another worker while this one ran them
+  int64_t evals_recorded = 0;
+  double trial_seconds = 0.0;    // wall time inside the trial runner
+  double store_seconds = 0.0;    // wall time in store calls: claims, heartbeats, evals, results
+  int64_t store_calls = 0;
+  bool interrupted = false;      // stopped by stop_requested before the studies finished
+};
+
+WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
+                               const WorkerOptions& options);
+
+// The reference layout folder of a trial: <out>/study_<k>/<workload>_libtorch/trial_<i>.
+std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index);
+
+}  // namespace pacer

@@ -1,0 +1,283 @@
+// `pacer tune` and `pacer study` end to end on the synthetic workload: a full external study,
+// resume without duplicates, kill -9 of one worker (alone, and beside a second worker), Ctrl-C,
+// self-tuning, and every malformed search space (exit 2, message naming the key).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "store/study_store.h"
+#include "support/cli_runner.h"
+
+namespace pacer {
+namespace {
+
+class TuneCliTest : public testing::CliFixture {
+ protected:
+  void SetUp() override {
+    CliFixture::SetUp();
+    space_ = dir_ + "/space.json";
+    std::ofstream(space_) << R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"},
+                                 "weight_decay": {"feasible_points": [0.0]}})";
+    store_ = dir_ + "/tune.db";
+  }
+
+  // Long enough trials (~1 s) that a kill lands inside one; evals every 1000 steps.
+  std::string tune_args(int studies = 2, int trials = 3) const {
+    return "tune -w synthetic_regression -a sgd --space '" + space_ + "' --studies " + std::to_string(studies) +
+           " --trials " + std::to_string(trials) + " --max-steps 12000 --eval-every 1000 --ignore-targets" +
+           " --threads 1 --lease 3 --store '" + store_ + "' --out '" + dir_ + "/logs'";
+  }
+
+  // Starts pacer in the background (its own process group); output to files.
+  pid_t start(const std::string& args, const std::string& name) const {
+    const std::string command = "exec '" + std::string(PACER_BINARY) + "' " + args + " >'" + dir_ + "/" + name +
+                                ".out' 2>'" + dir_ + "/" + name + ".err'";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, 0);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  }
+  static int wait_exit(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  struct Snapshot {
+    std::map<int64_t, TrialRecord> trials;                // by trial id
+    std::map<int64_t, std::vector<StoredEval>> evals;     // latest attempt
+    int running_with_evals = 0;
+    int complete = 0;
+  };
+  Snapshot snapshot() const {
+    Snapshot s;
+    if (!std::filesystem::exists(store_)) return s;
+    StudyStoreOptions options;
+    options.create = false;
+    StudyStore store(store_, options);
+    for (const auto& study : store.studies()) {
+      for (const auto& t : store.trials(study.id)) {
+        s.trials[t.id] = t;
+        s.evals[t.id] = store.evals(t.id, t.attempts);
+        if (t.status == StoredTrialStatus::running && !s.evals[t.id].empty()) ++s.running_with_evals;
+        if (t.status == StoredTrialStatus::complete) ++s.complete;
+      }
+    }
+    return s;
+  }
+  // Polls the store until `ready` holds (or fails the test after a minute).
+  template <typename Predicate>
+  Snapshot wait_until(Predicate ready) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+    while (std::chrono::steady_clock::now() < deadline) {
+      Snapshot s = snapshot();
+      if (ready(s)) return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ADD_FAILURE() << "timed out waiting for the store";
+    return snapshot();
+  }
+  static bool same_evals(const std::vector<StoredEval>& a, const std::vector<StoredEval>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].global_step != b[i].global_step || a[i].submission_time != b[i].submission_time ||
+          a[i].metrics_json != b[i].metrics_json) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // Every planned trial exactly once, complete, with a full set of evals (step 1, then every 1000).
+  void expect_complete(const Snapshot& s, int studies, int trials) const {
+    EXPECT_EQ(static_cast<int>(s.trials.size()), studies * trials);
+    std::set<std::pair<int64_t, int64_t>> keys;
+    for (const auto& [id, t] : s.trials) {
+      EXPECT_EQ(t.status, StoredTrialStatus::complete) << "trial " << id;
+      EXPECT_TRUE(keys.insert({t.study_id, t.index}).second);
+      const auto& evals = s.evals.at(id);
+      EXPECT_EQ(evals.size(), 13u) << "trial " << id;
+      if (!evals.empty()) EXPECT_EQ(evals.back().global_step, 12000);
+    }
+    for (int k = 1; k <= studies; ++k) {
+      for (int i = 1; i <= trials; ++i) {
+        const std::string csv = dir_ + "/logs/study_" + std::to_string(k) + "/synthetic_regression_libtorch/trial_" +
+                                std::to_string(i) + "/eval_measurements.csv";
+        const std::string text = testing::read_file(csv);
+        EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 14) << csv;  // header + 13 evals
+      }
+    }
+  }
+
+  std::string space_, store_;
+};
+
+TEST_F(TuneCliTest, ExternalStudyCompletesShowsResultsAndResumesWithoutDuplicates) {
+  auto r = pacer(tune_args(2, 2) + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("workload time-to-target (median over 2 studies"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("store overhead:"), std::string::npos) << r.out;
+  const Snapshot first = snapshot();
+  expect_complete(first, 2, 2);
+
+  // The same command again runs nothing and changes nothing.
+  r = pacer(tune_args(2, 2));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("4 done, 0 to run"), std::string::npos) << r.err;
+  const Snapshot second = snapshot();
+  ASSERT_EQ(second.trials.size(), first.trials.size());
+  for (const auto& [id, evals] : first.evals) EXPECT_TRUE(same_evals(evals, second.evals.at(id)));
+
+  // More trials extend each study with new, distinct points.
+  r = pacer(tune_args(2, 3) + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Snapshot third = snapshot();
+  expect_complete(third, 2, 3);
+  std::set<std::string> points;
+  for (const auto& [id, t] : third.trials) EXPECT_TRUE(points.insert(*t.hparams_json).second) << *t.hparams_json;
+
+  r = pacer("study list '" + store_ + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("synthetic_regression"), std::string::npos);
+  EXPECT_NE(r.out.find("6/6"), std::string::npos) << r.out;
+  r = pacer("study show '" + store_ + "' sgd/synthetic_regression/study_2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("study 2"), std::string::npos);
+  EXPECT_EQ(r.out.find("study 1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("learning_rate="), std::string::npos) << r.out;
+  r = pacer("study show '" + store_ + "' nosuch");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nosuch"), std::string::npos);
+  // The store scores like a log folder, and so does the reference layout written beside it.
+  r = pacer("score '" + store_ + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sgd"), std::string::npos) << r.out;
+}
+
+TEST_F(TuneCliTest, KillNineMidTrialThenTheSameCommandCompletesEveryTrialOnce) {
+  const pid_t worker = start(tune_args(), "w1");
+  const Snapshot before = wait_until([](const Snapshot& s) { return s.complete >= 1 && s.running_with_evals >= 1; });
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  wait_exit(worker);
+  const Snapshot killed = snapshot();
+
+  auto r = pacer(tune_args() + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Snapshot after = snapshot();
+  expect_complete(after, 2, 3);
+  int rerun = 0;
+  for (const auto& [id, t] : after.trials) {
+    const auto& old = killed.trials.at(id);
+    if (old.status == StoredTrialStatus::complete) {
+      EXPECT_EQ(t.attempts, 1);
+      EXPECT_TRUE(same_evals(killed.evals.at(id), after.evals.at(id))) << "trial " << id << " changed";
+    }
+    if (old.status == StoredTrialStatus::running) {
+      ++rerun;
+      EXPECT_EQ(t.attempts, 2);
+    }
+  }
+  EXPECT_EQ(rerun, 1);
+  (void)before;
+}
+
+TEST_F(TuneCliTest, TwoWorkersOneKilledTheOtherFinishesTheStudy) {
+  const pid_t a = start(tune_args(), "a");
+  const pid_t b = start(tune_args(), "b");
+  // Both workers hold a trial with evals logged.
+  wait_until([](const Snapshot& s) { return s.running_with_evals >= 2; });
+  ASSERT_EQ(kill(a, SIGKILL), 0);
+  wait_exit(a);
+  EXPECT_EQ(wait_exit(b), 0) << testing::read_file(dir_ + "/b.err");
+  const Snapshot after = snapshot();
+  expect_complete(after, 2, 3);
+  int attempts = 0;
+  for (const auto& [id, t] : after.trials) attempts += t.attempts;
+  EXPECT_EQ(attempts, 2 * 3 + 1) << "exactly the killed worker's trial runs twice";
+}
+
+TEST_F(TuneCliTest, WorkersFlagRunsSeveralProcessesOnOneStudy) {
+  auto r = pacer(tune_args(1, 4) + " --workers 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("worker 1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("worker 2:"), std::string::npos) << r.err;
+  const Snapshot s = snapshot();
+  expect_complete(s, 1, 4);
+  for (const auto& [id, t] : s.trials) EXPECT_EQ(t.attempts, 1);
+}
+
+TEST_F(TuneCliTest, CtrlCMarksTheTrialInterruptedAndResumeFinishes) {
+  const pid_t worker = start(tune_args(1, 2), "w");
+  wait_until([](const Snapshot& s) { return s.running_with_evals >= 1; });
+  ASSERT_EQ(kill(worker, SIGINT), 0);
+  EXPECT_EQ(wait_exit(worker), 130);
+  EXPECT_NE(testing::read_file(dir_ + "/w.err").find("resume"), std::string::npos);
+  const Snapshot stopped = snapshot();
+  int interrupted = 0;
+  for (const auto& [id, t] : stopped.trials) interrupted += t.status == StoredTrialStatus::interrupted;
+  EXPECT_EQ(interrupted, 1);
+  auto r = pacer(tune_args(1, 2) + " -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  expect_complete(snapshot(), 1, 2);
+}
+
+TEST_F(TuneCliTest, SelfTuningRunsOneTrialPerStudyWithoutHyperparameters) {
+  auto r = pacer("tune -w synthetic_regression -a sgd --ruleset self --studies 2 --max-steps 200 --threads 1 -q --store '" +
+                 store_ + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Snapshot s = snapshot();
+  ASSERT_EQ(s.trials.size(), 2u);
+  for (const auto& [id, t] : s.trials) EXPECT_FALSE(t.hparams_json.has_value());
+  EXPECT_NE(r.out.find("self"), std::string::npos);
+  r = pacer("tune -w synthetic_regression -a sgd --ruleset self --space '" + space_ + "' --store '" + store_ + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("self-tuning takes no search space"), std::string::npos) << r.err;
+}
+
+struct BadSpace {
+  const char* json;
+  const char* expected;  // in the message
+};
+
+TEST_F(TuneCliTest, MalformedSearchSpacesExitTwoNamingTheKeyBeforeAnyStoreIsWritten) {
+  const std::vector<BadSpace> cases = {
+      {R"({"learning_rate": {"min": 0.5, "max": 0.1, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rate": {"min": 0.0, "max": 0.1, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rate": {"min": -1, "max": 0.1, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rate": {"feasible_points": []}})", "learning_rate"},
+      {R"({"learning_rat": {"min": 0.01, "max": 0.1, "scaling": "log"}})", "learning_rat"},
+      {R"({"learning_rate": {"min": 0.01, "max": 0.1, "scaling": "cubic"}})", "learning_rate"},
+      {R"({"learning_rate": {"min": 0.01, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rate": {"min": "a", "max": 0.1, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rate": {"feasible_points": ["fast"]}})", "learning_rate"},
+      {R"({"learning_rate": {"min": 0.01, "max": 0.1)", "space.json"},
+      {R"([])", "space.json"},
+      {R"({"learning_rate": {"min": 0.01, "max": 1000, "scaling": "log"}})", "learning_rate"},
+  };
+  for (const auto& c : cases) {
+    std::ofstream(space_) << c.json;
+    auto r = pacer("tune -w synthetic_regression -a sgd --space '" + space_ + "' --store '" + store_ + "'");
+    EXPECT_EQ(r.code, 2) << c.json << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << c.json << "\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(store_)) << c.json;
+  }
+  std::ofstream(space_) << R"({"learning_rate": {"min": 0.01, "max": 0.1, "scaling": "log"}})";
+  auto r = pacer("tune -w synthetic_regression -a sgd --space '" + space_ + "' --sampler sobol --store '" + store_ + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("sobol"), std::string::npos) << r.err;
+  r = pacer("tune -w synthetic_regression -a sgd --store '" + store_ + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--space"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(store_));
+}
+
+}  // namespace
+}  // namespace pacer
