@@ -1,0 +1,131 @@
+// Search spaces in the reference format: parsing, key order, round trip, every malformed case
+// (InputError naming the key), validation against an algorithm's declarations, and the shipped
+// spaces in spaces/ (each must fit the algorithm of the same name).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/error.h"
+#include "tune/search_space.h"
+
+namespace pacer {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+std::string parse_error(const std::string& json) {
+  return error_of([&] { SearchSpace::from_json_text(json, "s.json"); });
+}
+
+TEST(SearchSpaceTest, ReadsRangesAndFeasiblePointsInJsonOrder) {
+  const auto space = SearchSpace::from_json_text(
+      R"({"weight_decay": {"min": 0.005, "max": 1, "scaling": "log"},
+          "learning_rate": {"min": 0.1, "max": 0.2, "scaling": "linear"},
+          "label_smoothing": {"feasible_points": [0.1, 0.2]},
+          "nesterov": {"feasible_points": [true, false]}})",
+      "s.json");
+  ASSERT_EQ(space.dimensions.size(), 4u);
+  EXPECT_EQ(space.names(), (std::vector<std::string>{"weight_decay", "learning_rate", "label_smoothing", "nesterov"}));
+  EXPECT_EQ(space.dimensions[0].scaling, Scaling::log);
+  EXPECT_EQ(space.dimensions[1].scaling, Scaling::linear);
+  EXPECT_EQ(space.dimensions[2].kind, SearchDimension::Kind::discrete);
+  EXPECT_EQ(space.dimensions[3].feasible_points, (std::vector<double>{1.0, 0.0}));
+  const auto again = SearchSpace::from_json_text(space.to_json(), "again");
+  EXPECT_EQ(again.to_json(), space.to_json());
+  EXPECT_EQ(again.names(), space.names());
+}
+
+TEST(SearchSpaceTest, ReadsAListOfPoints) {
+  const auto space = SearchSpace::from_json_text(R"([{"learning_rate": 0.1}, {"learning_rate": 0.2, "beta2": 0.99}])", "l");
+  EXPECT_TRUE(space.is_list());
+  EXPECT_EQ(space.names(), (std::vector<std::string>{"learning_rate", "beta2"}));
+  EXPECT_EQ(SearchSpace::from_json_text(space.to_json(), "again").to_json(), space.to_json());
+}
+
+TEST(SearchSpaceTest, MalformedSpacesNameTheFileAndTheKey) {
+  struct Case {
+    const char* json;
+    const char* fragment;
+  };
+  const std::vector<Case> cases = {
+      {R"({"lr": {"min": 0.5, "max": 0.1, "scaling": "log"}})", "'lr': min 0.5 is greater than max 0.1"},
+      {R"({"lr": {"min": 0, "max": 0.1, "scaling": "log"}})", "'lr': log scaling needs min > 0"},
+      {R"({"lr": {"min": -1, "max": 0.1, "scaling": "log"}})", "'lr': log scaling needs min > 0 (got -1)"},
+      {R"({"lr": {"feasible_points": []}})", "'lr': feasible_points is empty"},
+      {R"({"lr": {"feasible_points": 3}})", "'lr': feasible_points must be a list"},
+      {R"({"lr": {"feasible_points": ["x"]}})", "'lr': feasible_points[0] must be a number"},
+      {R"({"lr": {"min": 0.1, "max": 0.2, "scaling": "cubic"}})", "'lr': unknown scaling cubic"},
+      {R"({"lr": {"min": 0.1, "max": 0.2}})", "'lr': a range needs \"scaling\""},
+      {R"({"lr": {"min": 0.1, "scaling": "log"}})", "'lr': a range needs both"},
+      {R"({"lr": {"min": "a", "max": 0.2, "scaling": "log"}})", "'lr': min must be a number"},
+      {R"({"lr": {"min": 0.1, "max": 0.2, "scaling": "log", "step": 2}})", "'lr': unexpected field 'step'"},
+      {R"({"lr": 0.1})", "'lr': expected"},
+      {R"({})", "the search space is empty"},
+      {R"([])", "the list of points is empty"},
+      {R"([{"lr": "fast"}])", "point 0: 'lr' must be a number"},
+      {R"("lr")", "a search space is an object"},
+      {R"({"lr": {"min": 0.1,)", "malformed JSON"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = parse_error(c.json);
+    EXPECT_NE(message.find("s.json"), std::string::npos) << c.json << " -> " << message;
+    EXPECT_NE(message.find(c.fragment), std::string::npos) << c.json << " -> " << message;
+  }
+}
+
+TEST(SearchSpaceTest, ValidationAgainstTheAlgorithmNamesTheKey) {
+  const auto nadamw = create_algorithm("nadamw");
+  const auto specs = nadamw->hyperparameter_specs();
+  auto validate = [&](const std::string& json, const std::vector<HyperparameterSpec>& s) {
+    return error_of([&] { validate_search_space(SearchSpace::from_json_text(json, "s.json"), s, "nadamw", "s.json"); });
+  };
+  EXPECT_EQ(validate(R"({"learning_rate": {"min": 1e-4, "max": 1e-2, "scaling": "log"}})", specs), "(no InputError)");
+  EXPECT_NE(validate(R"({"learning_rat": {"min": 1e-4, "max": 1e-2, "scaling": "log"}})", specs)
+                .find("'learning_rat' is not a hyperparameter of nadamw"),
+            std::string::npos);
+  EXPECT_NE(validate(R"({"beta2": {"feasible_points": [0.9, 1.5]}})", specs).find("'beta2': feasible point 1.5 is outside"),
+            std::string::npos);
+  EXPECT_NE(validate(R"({"learning_rate": {"min": 1e-4, "max": 20, "scaling": "log"}})", specs)
+                .find("'learning_rate': max 20 is outside [0, 10]"),
+            std::string::npos);
+  EXPECT_NE(validate(R"([{"learning_rate": -1}])", specs).find("'learning_rate': point 0 value -1"), std::string::npos);
+  // A declared hyperparameter without a default must get values from the space.
+  std::vector<HyperparameterSpec> no_default = specs;
+  no_default.push_back({"rho", std::nullopt, 0.0, 1.0, "SAM radius"});
+  EXPECT_NE(validate(R"({"learning_rate": {"min": 1e-4, "max": 1e-2, "scaling": "log"}})", no_default)
+                .find("'rho' has no default in nadamw"),
+            std::string::npos);
+  EXPECT_EQ(validate(R"({"rho": {"feasible_points": [0.05]}})", no_default), "(no InputError)");
+  EXPECT_NE(validate(R"([{"rho": 0.05}, {"learning_rate": 0.01}])", no_default).find("point 1: 'rho'"),
+            std::string::npos);
+}
+
+TEST(SearchSpaceTest, EveryShippedSpaceFitsItsAlgorithm) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(PACER_SOURCE_DIR) + "/spaces")) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string algorithm = entry.path().stem().string();
+    const auto space = SearchSpace::from_json_file(entry.path().string());
+    EXPECT_NO_THROW(validate_search_space(space, create_algorithm(algorithm)->hyperparameter_specs(), algorithm,
+                                          entry.path().string()))
+        << entry.path();
+    ++checked;
+  }
+  for (const auto& name : algorithm_names()) {
+    EXPECT_TRUE(std::filesystem::exists(std::string(PACER_SOURCE_DIR) + "/spaces/" + name + ".json"))
+        << "no shipped search space for " << name;
+  }
+  EXPECT_GE(checked, 6);
+}
+
+}  // namespace
+}  // namespace pacer
