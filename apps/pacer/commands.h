@@ -14,5 +14,6 @@ Action add_report_command(CLI::App& app);
 // tune re-runs itself as worker processes, so it gets the original command line.
 Action add_tune_command(CLI::App& app, int argc, char** argv);
 Action add_study_command(CLI::App& app);
+Action add_scale_command(CLI::App& app);
 
 }  // namespace pacer::cli

@@ -4,6 +4,7 @@
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "workloads/registry.h"
+#include "workloads/suites.h"
 
 namespace pacer::cli {
 
@@ -22,6 +23,12 @@ Action add_list_command(CLI::App& app) {
                     static_cast<long long>(s.reference_batch_size), s.is_variant() ? s.base_workload.c_str() : "-");
       }
       for (const auto& s : workload_specs()) std::printf("    %-20s %s\n", s.name.c_str(), s.description.c_str());
+      std::printf("  suites (pacer tune --suite NAME)\n");
+      for (const auto& suite : workload_suites()) {
+        std::string names;
+        for (const auto& w : suite.workloads) names += (names.empty() ? "" : ", ") + w;
+        std::printf("    %-20s %s: %s\n", suite.name.c_str(), suite.description.c_str(), names.c_str());
+      }
     }
     if (*what == "all") std::printf("\n");
     if (*what == "all" || *what == "algorithms") {

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   commands.emplace_back(tune, pacer::cli::add_tune_command(*tune, argc, argv));
   auto* study = app.add_subcommand("study", "Inspect a study store: pacer study list|show STORE");
   commands.emplace_back(study, pacer::cli::add_study_command(*study));
+  auto* scale = app.add_subcommand("scale", "Batch-size scaling study: steps-to-result vs batch size, regimes, critical batch size");
+  commands.emplace_back(scale, pacer::cli::add_scale_command(*scale));
 
   try {
     app.parse(argc, argv);

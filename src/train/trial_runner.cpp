@@ -11,6 +11,8 @@
 #include "core/seed.h"
 #include "data/batch_stream.h"
 #include "runtime/torch_runtime.h"
+#include "train/gradient_norms.h"
+#include "train/noise_scale.h"
 #include "train/trial_writer.h"
 
 namespace pacer {
@@ -70,6 +72,19 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   BatchStream stream(workload.dataset(EvalSplit::train),
                      {result.batch_size, options.seed, /*rank=*/0, /*world_size=*/1, options.prefetch});
 
+  // The noise-scale probe draws its own batches, so the training data order is unchanged.
+  std::unique_ptr<BatchStream> noise_stream;
+  NoiseScaleEstimator noise_scale;
+  if (options.noise_scale_shards > 0) {
+    if (options.noise_scale_shards < 2 || result.batch_size % options.noise_scale_shards != 0) {
+      throw InputError("--noise-scale: the batch size " + std::to_string(result.batch_size) +
+                       " must split into " + std::to_string(options.noise_scale_shards) + " (>= 2) equal shards");
+    }
+    noise_stream = std::make_unique<BatchStream>(
+        workload.dataset(EvalSplit::train),
+        BatchStreamOptions{result.batch_size, derive_seed(options.seed, SeedStream::data_order) + 1, 0, 1, 0});
+  }
+
   RunnerState state;
   state.time_budget = result.time_budget;
   const std::string val_key = "validation/" + spec.target_metric;
@@ -85,6 +100,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   state.last_eval_time = start;
   bool time_remaining = true;
   bool training_complete = false;
+  bool goal_reached = false;
   std::string stop_reason;
   try {
     while (true) {
@@ -102,6 +118,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
       }
       if (options.max_steps > 0 && state.step >= options.max_steps) {
         stop_reason = "max_steps";
+        break;
+      }
+      if (goal_reached) {
+        stop_reason = "goal_reached";
         break;
       }
       if (options.stop_requested && options.stop_requested->load()) {
@@ -148,6 +168,11 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
             record.metrics[std::string(to_string(split)) + "/" + name] = value;
           }
         }
+        if (noise_stream) {
+          const Batch probe = noise_stream->next();
+          noise_scale.add(measure_gradient_norms(workload, *network, probe, options.noise_scale_shards));
+          record.metrics["train/noise_scale"] = noise_scale.b_simple().value_or(NAN);
+        }
         const bool finite_params = parameters_finite(*network);
         const double val = record.metrics.count(val_key) ? record.metrics[val_key] : NAN;
         const double test = record.metrics.count("test/" + spec.target_metric) ? record.metrics["test/" + spec.target_metric] : NAN;
@@ -173,6 +198,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         state.accumulated_logging_time += clock.now() - logging_start;
         state.last_eval_time = clock.now();
 
+        if (options.goal && record.metrics.count(options.goal->metric)) {
+          const double v = record.metrics[options.goal->metric];
+          if (options.goal->higher_is_better ? v > options.goal->value : v < options.goal->value) goal_reached = true;
+        }
         if (!finite_params || !std::isfinite(val)) {
           result.diverged = true;
           result.message = finite_params ? "non-finite validation metric at step " + std::to_string(state.step)

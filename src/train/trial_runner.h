@@ -24,6 +24,14 @@
 
 namespace pacer {
 
+// Stop as soon as an eval is strictly better than `value` on `metric` (e.g. "validation/accuracy"):
+// scaling studies only need the first step that reaches their goal.
+struct TrainingGoal {
+  std::string metric;
+  double value = 0.0;
+  bool higher_is_better = true;
+};
+
 struct TrialOptions {
   uint64_t seed = 0;
   std::string device = "auto";
@@ -44,6 +52,10 @@ struct TrialOptions {
   // Set (e.g. by a Ctrl-C handler) to stop after the current step: the result has
   // stop_reason "interrupted" and status failed.
   const std::atomic<bool>* stop_requested = nullptr;
+  // > 0: at every eval (off the clock), estimate the gradient noise scale B_simple from one batch
+  // split into this many shards; logged as the metric train/noise_scale (smoothed).
+  int noise_scale_shards = 0;
+  std::optional<TrainingGoal> goal;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

@@ -66,6 +66,9 @@ std::string TrialSettings::to_json() const {
   j["time_budget"] = time_budget ? nlohmann::ordered_json(*time_budget) : nlohmann::ordered_json();
   j["budget_multiplier"] = budget_multiplier;
   j["stop_at_targets"] = stop_at_targets;
+  // Written only when set, so the identities of earlier studies stay as they were.
+  if (noise_scale_shards > 0) j["noise_scale_shards"] = noise_scale_shards;
+  if (goal) j["goal"] = {{"metric", goal->metric}, {"value", goal->value}, {"higher_is_better", goal->higher_is_better}};
   return j.dump();
 }
 
@@ -82,6 +85,12 @@ TrialSettings TrialSettings::from_json(const std::string& text) {
     if (!j.at("time_budget").is_null()) s.time_budget = j.at("time_budget").get<double>();
     s.budget_multiplier = j.at("budget_multiplier").get<double>();
     s.stop_at_targets = j.at("stop_at_targets").get<bool>();
+    if (j.contains("noise_scale_shards")) s.noise_scale_shards = j.at("noise_scale_shards").get<int>();
+    if (j.contains("goal")) {
+      const auto& g = j.at("goal");
+      s.goal = TrainingGoal{g.at("metric").get<std::string>(), g.at("value").get<double>(),
+                            g.at("higher_is_better").get<bool>()};
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("study store: malformed trial settings: ") + e.what());
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/study_store.h"
+#include "train/trial_runner.h"
 #include "tune/ruleset.h"
 #include "tune/sampler.h"
 #include "tune/search_space.h"
@@ -29,6 +30,8 @@ struct TrialSettings {
   std::optional<double> time_budget;
   double budget_multiplier = 1.0;
   bool stop_at_targets = true;
+  int noise_scale_shards = 0;                // > 0: log train/noise_scale at every eval
+  std::optional<TrainingGoal> goal;          // stop at the first eval strictly better
 
   std::string to_json() const;
   static TrialSettings from_json(const std::string& text);  // Error naming the field

@@ -1,0 +1,196 @@
+// pacer scale: a batch-size scaling study. For each algorithm and batch size, a quasi-random
+// tuning study with a fixed step budget goes to the study store; steps-to-result per batch size,
+// regimes, the critical-batch-size fit and the gradient noise scale come back from the store.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "algorithms/registry.h"
+#include "commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "runtime/torch_runtime.h"
+#include "scale/scaling_study.h"
+#include "store/study_store.h"
+#include "tune/sweep.h"
+#include "tune/tuning_worker.h"
+#include "workloads/registry.h"
+#include "workloads/workload.h"
+
+namespace pacer::cli {
+namespace {
+
+struct ScaleArgs {
+  std::string workload, algorithms, batch_sizes, metric, store = "runs/scale.db", out, name_prefix, device = "auto",
+      data_dir;
+  std::vector<std::string> spaces;
+  std::optional<double> goal;
+  int64_t trials = 8, max_steps = 0, evals = 20;
+  double epochs = 0.0;
+  int threads = 0, noise_scale = 0;
+  uint64_t seed = 0, sampler_seed = 0;
+  double perfect = 0.8, maximal = 0.2;
+  bool quiet = false;
+};
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, sep);) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+int64_t parse_positive(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || v <= 0) throw InputError(what + ": '" + text + "' is not a positive integer");
+  return v;
+}
+
+// "16:4096" -> powers of two from 16 to 4096; "32,100,1000" -> that list.
+std::vector<int64_t> parse_batch_sizes(const std::string& text) {
+  std::vector<int64_t> out;
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    const int64_t lo = parse_positive(text.substr(0, colon), "--batch-sizes"),
+                  hi = parse_positive(text.substr(colon + 1), "--batch-sizes");
+    if (lo > hi) throw InputError("--batch-sizes " + text + ": the lower bound is above the upper one");
+    for (int64_t b = 1; b <= hi; b *= 2) {
+      if (b >= lo) out.push_back(b);
+    }
+    if (out.empty()) throw InputError("--batch-sizes " + text + ": no power of two in the range");
+  } else {
+    for (const auto& item : split(text, ',')) out.push_back(parse_positive(item, "--batch-sizes"));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
+  if (out.size() < 2) throw InputError("--batch-sizes: a scaling study needs at least two batch sizes");
+  return out;
+}
+
+}  // namespace
+
+Action add_scale_command(CLI::App& app) {
+  auto a = std::make_shared<ScaleArgs>();
+  app.add_option("-w,--workload", a->workload, "Workload")->required();
+  app.add_option("-a,--algorithm", a->algorithms, "Algorithm(s), comma-separated, one curve each")->required();
+  app.add_option("--batch-sizes", a->batch_sizes, "LO:HI (powers of two) or a comma-separated list")->required();
+  app.add_option("--trials", a->trials, "Quasi-random trials per batch size (more later extends the studies)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--space", a->spaces, "Search space per algorithm, in -a order (default: spaces/<algorithm>.json)");
+  app.add_option("--goal", a->goal, "Goal on --metric (default: the workload's validation target)");
+  app.add_option("--metric", a->metric, "Eval metric of the goal (default: validation/<target metric>)");
+  app.add_option("--max-steps", a->max_steps, "Step budget per trial, at every batch size")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", a->epochs, "Step budget from this many epochs at the smallest batch size")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--evals", a->evals, "Evaluations per trial (every budget/evals steps)")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--noise-scale", a->noise_scale, "Log the gradient noise scale at every eval, from this many shards")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", a->seed, "Base seed of the trials")->capture_default_str();
+  app.add_option("--sampler-seed", a->sampler_seed, "Seed of the recorded shuffle of each study's points");
+  app.add_option("--name", a->name_prefix, "Prefix of the experiment names (default: none; experiment = algorithm)");
+  app.add_option("--store", a->store, "Study store (SQLite file)")->capture_default_str();
+  app.add_option("-o,--out", a->out, "Folder for scaling.json/.csv, the plot, report.html and the trial logs");
+  app.add_option("--perfect-threshold", a->perfect, "Efficiency at or above which scaling counts as perfect")
+      ->capture_default_str();
+  app.add_option("--maximal-threshold", a->maximal, "Efficiency below which data parallelism is maximal")
+      ->capture_default_str();
+  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder");
+  app.add_option("--threads", a->threads, "Intra-op CPU threads")->check(CLI::NonNegativeNumber);
+  app.add_flag("-q,--quiet", a->quiet, "Only the table");
+
+  return [a]() -> int {
+    const WorkloadSpec& spec = workload_spec(a->workload);
+    const std::vector<std::string> algorithms = split(a->algorithms, ',');
+    if (algorithms.empty()) throw InputError("-a: no algorithm given");
+    if (!a->spaces.empty() && a->spaces.size() != algorithms.size()) {
+      throw InputError("--space: give one search space per algorithm (" + std::to_string(algorithms.size()) + ")");
+    }
+    const std::vector<int64_t> batch_sizes = parse_batch_sizes(a->batch_sizes);
+    if ((a->max_steps > 0) == (a->epochs > 0)) throw InputError("give the step budget as --max-steps or --epochs (one of them)");
+    int64_t budget = a->max_steps;
+    if (a->epochs > 0) {
+      auto workload = create_workload(a->workload);
+      workload->load({a->data_dir, resolve_device(a->device)});
+      const double n = static_cast<double>(workload->dataset(EvalSplit::train).size());
+      budget = static_cast<int64_t>(std::ceil(a->epochs * n / static_cast<double>(batch_sizes.front())));
+    }
+    ScalingGoal goal{a->metric.empty() ? "validation/" + spec.target_metric : a->metric,
+                     a->goal.value_or(spec.validation_target), spec.higher_is_better};
+    if (!a->metric.empty() && a->metric.find('/') == std::string::npos) goal.metric = "validation/" + a->metric;
+    if (a->noise_scale == 1) throw InputError("--noise-scale needs at least 2 shards");
+    if (a->noise_scale > 0) {
+      for (int64_t b : batch_sizes) {
+        if (b % a->noise_scale != 0) {
+          throw InputError("--noise-scale " + std::to_string(a->noise_scale) + ": batch size " + std::to_string(b) +
+                           " does not split into that many equal shards");
+        }
+      }
+    }
+
+    std::vector<SweepSpec> sweeps;
+    for (size_t i = 0; i < algorithms.size(); ++i) {
+      const std::string space_file = a->spaces.empty() ? "spaces/" + algorithms[i] + ".json" : a->spaces[i];
+      const SearchSpace space = SearchSpace::from_json_file(space_file);
+      for (int64_t b : batch_sizes) {
+        SweepSpec s;
+        s.experiment = a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i];
+        s.workload = a->workload;
+        s.algorithm = algorithms[i];
+        s.space = space;
+        s.space_origin = space_file;
+        s.sampler_options.seed = a->sampler_seed;
+        s.studies = 1;
+        s.trials = a->trials;
+        s.seed = a->seed;
+        s.settings.device = a->device;
+        s.settings.data_dir = a->data_dir;
+        s.settings.batch_size = b;
+        s.settings.max_steps = budget;
+        s.settings.eval_every_steps = std::max<int64_t>(1, budget / a->evals);
+        s.settings.time_budget = 1e9;  // the budget is in steps here
+        s.settings.stop_at_targets = false;
+        s.settings.goal = TrainingGoal{goal.metric, goal.value, goal.higher_is_better};
+        s.settings.noise_scale_shards = a->noise_scale;
+        validate_sweep(s);
+        sweeps.push_back(s);
+      }
+    }
+    resolve_device(a->device);
+    const auto parent = std::filesystem::path(a->store).parent_path();
+    if (!parent.empty()) create_directories(parent.string());
+    StudyStore store(a->store);
+    const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps);
+    set_num_threads(a->threads);
+
+    Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
+    progress.log("pacer scale: " + a->workload + ", " + std::to_string(algorithms.size()) + " algorithm(s) x " +
+                 std::to_string(batch_sizes.size()) + " batch sizes x " + std::to_string(a->trials) + " trials, " +
+                 std::to_string(budget) + " steps each at most, goal " + goal.metric + " " +
+                 (goal.higher_is_better ? "> " : "< ") + std::to_string(goal.value));
+    WorkerOptions options;
+    options.out_dir = a->out.empty() ? "" : a->out + "/logs";
+    options.progress = &progress;
+    const WorkerReport worker = run_tuning_worker(a->store, studies, options);
+
+    const ScalingReport report = read_scaling_study(store, studies, goal, {a->perfect, a->maximal});
+    std::fputs(scaling_table_text(report).c_str(), stdout);
+    if (!a->out.empty()) {
+      write_scaling_outputs(report, a->out);
+      std::printf("\nwrote %s/{scaling.json, scaling.csv, steps_vs_batch_size.svg, report.html}\n", a->out.c_str());
+    }
+    return worker.interrupted ? 130 : 0;
+  };
+}
+
+}  // namespace pacer::cli

@@ -1,0 +1,258 @@
+#include "scale/scaling_study.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "report/svg_chart.h"
+#include "tune/sweep.h"
+
+namespace pacer {
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, v);
+  return buffer;
+}
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string compact_hparams(const std::string& json) {
+  const auto j = nlohmann::ordered_json::parse(json, nullptr, false);
+  if (!j.is_object()) return json;
+  std::string out;
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_number()) continue;
+    out += (out.empty() ? "" : " ") + k + "=" + fmt("%.3g", v.get<double>());
+  }
+  return out;
+}
+
+}  // namespace
+
+ScalingReport read_scaling_study(const StudyStore& store, const std::vector<StudyRecord>& studies,
+                                 const ScalingGoal& goal, const RegimeThresholds& thresholds,
+                                 int bootstrap_resamples) {
+  ScalingReport report;
+  report.goal = goal;
+  report.thresholds = thresholds;
+  std::map<std::string, size_t> series_index;
+  // series -> batch size -> trials (with their hyperparameters and noise scales per eval)
+  std::map<std::string, std::map<int64_t, std::vector<ScalingTrial>>> trials;
+  std::map<std::string, std::map<int64_t, BatchSizeResult>> results;
+  std::map<int64_t, std::string> hparams_by_trial;
+  std::map<int64_t, std::map<int64_t, double>> noise_by_trial;  // trial -> step -> noise scale
+  for (const auto& study : studies) {
+    report.workload = study.workload;
+    if (!series_index.count(study.experiment)) {
+      series_index[study.experiment] = report.series.size();
+      ScalingSeries s;
+      s.name = study.experiment;
+      s.algorithm = study.algorithm;
+      report.series.push_back(s);
+    }
+    const TrialSettings settings = TrialSettings::from_json(study.trial_options);
+    const int64_t b = settings.batch_size.value_or(0);
+    auto& r = results[study.experiment][b];
+    r.batch_size = b;
+    r.step_budget = settings.max_steps;
+    for (const auto& t : store.trials(study.id)) {
+      if (!is_terminal(t.status)) {
+        ++r.pending;
+        continue;
+      }
+      ScalingTrial st;
+      st.trial_id = t.id;
+      st.diverged = t.status == StoredTrialStatus::diverged;
+      for (const auto& e : store.evals(t.id, t.attempts)) {
+        const auto metrics = nlohmann::json::parse(e.metrics_json, nullptr, false);
+        if (!metrics.is_object()) continue;
+        if (metrics.contains(goal.metric) && metrics[goal.metric].is_number()) {
+          st.evals.emplace_back(e.global_step, metrics[goal.metric].get<double>());
+        }
+        if (metrics.contains("train/noise_scale") && metrics["train/noise_scale"].is_number()) {
+          noise_by_trial[t.id][e.global_step] = metrics["train/noise_scale"].get<double>();
+        }
+      }
+      hparams_by_trial[t.id] = t.hparams_json.value_or("{}");
+      trials[study.experiment][b].push_back(st);
+    }
+  }
+  for (auto& series : report.series) {
+    std::map<int64_t, std::optional<int64_t>> steps;
+    std::vector<double> noise;
+    for (auto& [b, r] : results[series.name]) {
+      r.result = steps_to_result(trials[series.name][b], goal.value, goal.higher_is_better);
+      if (r.result.trial_id) {
+        r.best_hparams = hparams_by_trial[*r.result.trial_id];
+        const auto& n = noise_by_trial[*r.result.trial_id];
+        if (auto it = n.find(*r.result.steps); it != n.end() && std::isfinite(it->second)) {
+          r.noise_scale = it->second;
+          noise.push_back(it->second);
+        }
+      }
+      steps[b] = r.result.steps;
+      series.batch_sizes.push_back(r);
+    }
+    series.points = analyze_scaling(steps, thresholds);
+    series.fit = bootstrap_critical_batch(trials[series.name], goal.value, goal.higher_is_better, bootstrap_resamples);
+    if (!noise.empty()) {
+      std::sort(noise.begin(), noise.end());
+      const size_t m = noise.size() / 2;
+      series.noise_scale = noise.size() % 2 ? noise[m] : 0.5 * (noise[m - 1] + noise[m]);
+    }
+  }
+  return report;
+}
+
+std::string scaling_table_text(const ScalingReport& report) {
+  std::ostringstream out;
+  out << "steps to " << report.goal.metric << (report.goal.higher_is_better ? " > " : " < ") << report.goal.value
+      << " on " << report.workload << "\n";
+  for (const auto& s : report.series) {
+    out << "\n" << s.name << " (" << s.algorithm << ")\n";
+    out << "  " << pad("batch", 8) << pad("steps", 9) << pad("best trial", 12) << pad("efficiency", 12)
+        << pad("regime", 26) << pad("trials (div, miss)", 20) << "best hyperparameters\n";
+    for (size_t i = 0; i < s.batch_sizes.size(); ++i) {
+      const auto& b = s.batch_sizes[i];
+      const auto& p = s.points[i];
+      const int missed = b.result.trials - b.result.diverged - b.result.reached;
+      out << "  " << pad(std::to_string(b.batch_size), 8)
+          << pad(b.result.steps ? std::to_string(*b.result.steps) : "never", 9)
+          << pad(b.result.trial_id ? std::to_string(*b.result.trial_id) : "-", 12)
+          << pad(p.efficiency ? fmt("%.2f", *p.efficiency) : "-", 12) << pad(to_string(p.regime), 26)
+          << pad(std::to_string(b.result.trials) + " (" + std::to_string(b.result.diverged) + ", " +
+                     std::to_string(missed) + ")" + (b.pending ? " +" + std::to_string(b.pending) + " pending" : ""),
+                 20)
+          << (b.result.trial_id ? compact_hparams(b.best_hparams) : "") << "\n";
+    }
+    if (s.fit) {
+      out << "  fit S(B) = S_min (1 + B_crit / B): S_min " << fmt("%.0f", s.fit->fit.s_min) << " steps, B_crit "
+          << fmt("%.0f", s.fit->fit.b_crit) << " (95% bootstrap interval " << fmt("%.0f", s.fit->b_crit_low) << " - "
+          << fmt("%.0f", s.fit->b_crit_high) << ", " << s.fit->resamples << " resamples), rms log error "
+          << fmt("%.3f", s.fit->fit.rms_log_error) << "\n";
+    } else {
+      out << "  fit: fewer than two batch sizes reached the goal\n";
+    }
+    if (s.noise_scale) out << "  gradient noise scale B_simple (median of the best trials at their hit): " << fmt("%.0f", *s.noise_scale) << "\n";
+  }
+  out << "\nregimes: perfect scaling if efficiency >= " << report.thresholds.perfect
+      << ", maximal data parallelism if < " << report.thresholds.maximal
+      << ", else diminishing returns (efficiency = ln(S(B1)/S(B2)) / ln(B2/B1))\n";
+  return out.str();
+}
+
+namespace {
+
+nlohmann::ordered_json report_json(const ScalingReport& report) {
+  nlohmann::ordered_json j;
+  j["workload"] = report.workload;
+  j["goal"] = {{"metric", report.goal.metric}, {"value", report.goal.value}, {"higher_is_better", report.goal.higher_is_better}};
+  j["thresholds"] = {{"perfect", report.thresholds.perfect}, {"maximal", report.thresholds.maximal}};
+  auto series = nlohmann::ordered_json::array();
+  for (const auto& s : report.series) {
+    nlohmann::ordered_json sj;
+    sj["name"] = s.name;
+    sj["algorithm"] = s.algorithm;
+    auto rows = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < s.batch_sizes.size(); ++i) {
+      const auto& b = s.batch_sizes[i];
+      const auto& p = s.points[i];
+      nlohmann::ordered_json r;
+      r["batch_size"] = b.batch_size;
+      r["step_budget"] = b.step_budget;
+      r["steps_to_result"] = b.result.steps ? nlohmann::ordered_json(*b.result.steps) : nlohmann::ordered_json();
+      r["best_trial"] = b.result.trial_id ? nlohmann::ordered_json(*b.result.trial_id) : nlohmann::ordered_json();
+      r["best_hyperparameters"] = b.result.trial_id ? nlohmann::ordered_json::parse(b.best_hparams) : nlohmann::ordered_json();
+      r["efficiency"] = p.efficiency ? nlohmann::ordered_json(*p.efficiency) : nlohmann::ordered_json();
+      r["regime"] = to_string(p.regime);
+      r["trials"] = b.result.trials;
+      r["diverged"] = b.result.diverged;
+      r["reached"] = b.result.reached;
+      r["pending"] = b.pending;
+      r["noise_scale"] = b.noise_scale ? nlohmann::ordered_json(*b.noise_scale) : nlohmann::ordered_json();
+      rows.push_back(r);
+    }
+    sj["batch_sizes"] = rows;
+    if (s.fit) {
+      sj["fit"] = {{"s_min", s.fit->fit.s_min}, {"b_crit", s.fit->fit.b_crit}, {"b_crit_low", s.fit->b_crit_low},
+                   {"b_crit_high", s.fit->b_crit_high}, {"s_min_low", s.fit->s_min_low},
+                   {"s_min_high", s.fit->s_min_high}, {"rms_log_error", s.fit->fit.rms_log_error},
+                   {"resamples", s.fit->resamples}};
+    }
+    sj["noise_scale"] = s.noise_scale ? nlohmann::ordered_json(*s.noise_scale) : nlohmann::ordered_json();
+    series.push_back(sj);
+  }
+  j["series"] = series;
+  return j;
+}
+
+std::string plot_svg(const ScalingReport& report) {
+  LineChart chart;
+  chart.id = "steps-vs-batch-size";
+  chart.title = "Steps to result vs batch size (log2 axes)";
+  chart.x_label = "log2(batch size)";
+  chart.y_label = "log2(steps to " + report.goal.metric + ")";
+  std::optional<std::pair<double, double>> anchor;
+  double x_max = 0;
+  for (size_t i = 0; i < report.series.size(); ++i) {
+    const auto& s = report.series[i];
+    ChartSeries line{s.name, palette_color(i), {}, false};
+    for (const auto& b : s.batch_sizes) {
+      x_max = std::max(x_max, std::log2(static_cast<double>(b.batch_size)));
+      if (!b.result.steps) continue;
+      const double x = std::log2(static_cast<double>(b.batch_size)), y = std::log2(static_cast<double>(*b.result.steps));
+      line.points.emplace_back(x, y);
+      if (!anchor) anchor = std::make_pair(x, y);
+    }
+    chart.series.push_back(line);
+  }
+  if (anchor) {
+    // Perfect scaling through the first measured point: slope -1 in log-log.
+    ChartSeries perfect{"perfect scaling", "#999999", {*anchor, {x_max, anchor->second - (x_max - anchor->first)}}, false};
+    chart.series.push_back(perfect);
+  }
+  return chart.render();
+}
+
+}  // namespace
+
+void write_scaling_outputs(const ScalingReport& report, const std::string& dir) {
+  create_directories(dir);
+  write_file_atomic(dir + "/scaling.json", report_json(report).dump(2) + "\n");
+  std::ostringstream csv;
+  csv << "series,algorithm,batch_size,step_budget,steps_to_result,best_trial,efficiency,regime,trials,diverged,reached,"
+         "noise_scale\n";
+  for (const auto& s : report.series) {
+    for (size_t i = 0; i < s.batch_sizes.size(); ++i) {
+      const auto& b = s.batch_sizes[i];
+      const auto& p = s.points[i];
+      csv << s.name << "," << s.algorithm << "," << b.batch_size << "," << b.step_budget << ","
+          << (b.result.steps ? std::to_string(*b.result.steps) : "") << ","
+          << (b.result.trial_id ? std::to_string(*b.result.trial_id) : "") << ","
+          << (p.efficiency ? fmt("%.4f", *p.efficiency) : "") << "," << to_string(p.regime) << "," << b.result.trials
+          << "," << b.result.diverged << "," << b.result.reached << ","
+          << (b.noise_scale ? fmt("%.6g", *b.noise_scale) : "") << "\n";
+    }
+  }
+  write_file_atomic(dir + "/scaling.csv", csv.str());
+  const std::string svg = plot_svg(report);
+  write_file_atomic(dir + "/steps_vs_batch_size.svg", svg);
+  std::ostringstream html;
+  html << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Pacer scaling study: " << xml_escape(report.workload)
+       << "</title><style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{background:#f6f6f6;"
+          "padding:1em;overflow-x:auto}</style></head><body><h1>Batch-size scaling: "
+       << xml_escape(report.workload) << "</h1>" << svg << "<h2>Table</h2><pre id=\"scaling-table\">"
+       << xml_escape(scaling_table_text(report)) << "</pre></body></html>\n";
+  write_file_atomic(dir + "/report.html", html.str());
+}
+
+}  // namespace pacer

@@ -1,0 +1,176 @@
+// Batch-size scaling: steps-to-result semantics, efficiencies and regimes, the S_min/B_crit fit
+// and its bootstrap, the gradient-noise-scale estimator on gradients with known statistics, and
+// an end-to-end `pacer scale` study on the synthetic workload.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "scale/scaling_analysis.h"
+#include "scale/steps_to_result.h"
+#include "support/cli_runner.h"
+#include "train/noise_scale.h"
+
+namespace pacer {
+namespace {
+
+ScalingTrial trial(int64_t id, std::vector<std::pair<int64_t, double>> evals, bool diverged = false) {
+  return {id, diverged, std::move(evals)};
+}
+
+TEST(StepsToResultTest, StrictlyBetterFirstHitSmallestStepTiesToSmallerTrialId) {
+  const std::vector<ScalingTrial> trials = {
+      trial(7, {{100, 0.80}, {200, 0.90}, {300, 0.95}}),  // 0.90 is not strictly better than 0.90
+      trial(3, {{100, 0.85}, {200, 0.91}}),               // hits at 200
+      trial(5, {{100, 0.70}, {200, 0.92}}),               // hits at 200 too: tie -> trial 3
+      trial(1, {{100, 0.99}}, /*diverged=*/true),         // diverged trials never count
+  };
+  const auto r = steps_to_result(trials, 0.90, true);
+  ASSERT_TRUE(r.steps);
+  EXPECT_EQ(*r.steps, 200);
+  EXPECT_EQ(*r.trial_id, 3);
+  EXPECT_EQ(r.trials, 4);
+  EXPECT_EQ(r.diverged, 1);
+  EXPECT_EQ(r.reached, 3);
+  // Lower is better: strictly below.
+  const auto loss = steps_to_result({trial(1, {{10, 0.5}, {20, 0.3}, {30, 0.29}})}, 0.3, false);
+  EXPECT_EQ(*loss.steps, 30);
+  const auto never = steps_to_result({trial(1, {{10, 0.5}}), trial(2, {{10, NAN}})}, 0.3, false);
+  EXPECT_FALSE(never.steps);
+  EXPECT_EQ(never.reached, 0);
+}
+
+TEST(ScalingAnalysisTest, EfficienciesAndRegimes) {
+  // Halving, halving, 25% fewer, equal; one batch size never reaches.
+  const auto points = analyze_scaling({{32, 1600}, {64, 800}, {128, 400}, {256, 300}, {512, 300}, {1024, std::nullopt}});
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_FALSE(points[0].efficiency);
+  EXPECT_EQ(points[0].regime, ScalingRegime::perfect);  // inherits the first step's label
+  EXPECT_NEAR(*points[1].efficiency, 1.0, 1e-12);
+  EXPECT_EQ(points[2].regime, ScalingRegime::perfect);
+  EXPECT_NEAR(*points[3].efficiency, std::log(400.0 / 300.0) / std::log(2.0), 1e-12);
+  EXPECT_EQ(points[3].regime, ScalingRegime::diminishing);
+  EXPECT_NEAR(*points[4].efficiency, 0.0, 1e-12);
+  EXPECT_EQ(points[4].regime, ScalingRegime::maximal);
+  EXPECT_FALSE(points[5].efficiency);
+  EXPECT_EQ(points[5].regime, ScalingRegime::unknown);
+  // Thresholds are parameters.
+  const auto strict = analyze_scaling({{1, 100}, {2, 60}}, {0.9, 0.5});
+  EXPECT_EQ(strict[1].regime, ScalingRegime::diminishing);
+}
+
+TEST(ScalingAnalysisTest, FitRecoversSminAndBcritFromAnExactCurve) {
+  std::vector<std::pair<double, double>> pts;
+  for (double b = 8; b <= 8192; b *= 2) pts.emplace_back(b, 120.0 * (1.0 + 300.0 / b));
+  const auto fit = fit_critical_batch(pts);
+  EXPECT_NEAR(fit.s_min, 120.0, 0.5);
+  EXPECT_NEAR(fit.b_crit, 300.0, 1.5);
+  EXPECT_LT(fit.rms_log_error, 1e-4);
+  EXPECT_EQ(fit_critical_batch({{8, 100}}).points, 1);
+}
+
+TEST(ScalingAnalysisTest, BootstrapIntervalCoversTheTrueValueOnNoisyTrials) {
+  std::mt19937_64 rng(3);
+  std::lognormal_distribution<double> noise(0.0, 0.15);
+  std::map<int64_t, std::vector<ScalingTrial>> by_batch;
+  int64_t id = 0;
+  for (int64_t b = 16; b <= 4096; b *= 2) {
+    for (int t = 0; t < 6; ++t) {
+      // Each trial reaches the goal (0.5 on a loss falling linearly to 0) at S(B) x noise steps.
+      const double s = 200.0 * (1.0 + 256.0 / static_cast<double>(b)) * noise(rng);
+      by_batch[b].push_back(trial(++id, {{static_cast<int64_t>(s), 0.4}}));
+    }
+  }
+  const auto interval = bootstrap_critical_batch(by_batch, 0.5, false, 300, 1);
+  ASSERT_TRUE(interval);
+  EXPECT_GT(interval->resamples, 250);
+  EXPECT_LT(interval->b_crit_low, interval->b_crit_high);
+  EXPECT_LT(interval->b_crit_low, 256.0 * 1.3);
+  EXPECT_GT(interval->b_crit_high, 256.0 / 1.3);
+  EXPECT_LT(interval->b_crit_low, interval->fit.b_crit);
+  EXPECT_GT(interval->b_crit_high, interval->fit.b_crit);
+}
+
+TEST(NoiseScaleTest, TwoBatchEstimatorRecoversTraceOverGradientNormSquared) {
+  // Per-example gradients ~ N(G, sigma^2 I) in d dimensions: tr(Sigma) = d sigma^2.
+  const int d = 20, shards = 4, per_shard = 8;
+  const double sigma = 0.5;
+  std::vector<double> g(d);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  double g_sq = 0.0;
+  for (auto& v : g) {
+    v = 0.1 * normal(rng);
+    g_sq += v * v;
+  }
+  const double expected = d * sigma * sigma / g_sq;
+  NoiseScaleEstimator estimator(0.999);
+  for (int sample = 0; sample < 4000; ++sample) {
+    std::vector<double> total(d, 0.0);
+    double small_sq = 0.0;
+    for (int k = 0; k < shards; ++k) {
+      std::vector<double> shard(d, 0.0);
+      for (int e = 0; e < per_shard; ++e) {
+        for (int i = 0; i < d; ++i) shard[i] += (g[i] + sigma * normal(rng)) / per_shard;
+      }
+      for (int i = 0; i < d; ++i) {
+        small_sq += shard[i] * shard[i] / shards;
+        total[i] += shard[i] / shards;
+      }
+    }
+    double big_sq = 0.0;
+    for (double v : total) big_sq += v * v;
+    estimator.add({per_shard, small_sq, per_shard * shards, big_sq});
+  }
+  ASSERT_TRUE(estimator.b_simple());
+  EXPECT_NEAR(*estimator.trace_sigma(), d * sigma * sigma, 0.1 * d * sigma * sigma);
+  EXPECT_NEAR(*estimator.b_simple() / expected, 1.0, 0.15) << "expected " << expected;
+  EXPECT_THROW(estimator.add({8, 1.0, 8, 1.0}), Error);
+}
+
+class ScaleCliTest : public testing::CliFixture {};
+
+TEST_F(ScaleCliTest, SyntheticStudyShowsAllThreeRegimesAndBcritMatchesTheNoiseScale) {
+  const std::string args = "scale -w synthetic_regression -a sgd --space '" + std::string(PACER_SOURCE_DIR) +
+                           "/spaces/sgd_scaling.json' --batch-sizes 2:512 --trials 8 --max-steps 1000 --evals 500 "
+                           "--goal 0.3 --noise-scale 2 --threads 1 -q --store '" + dir_ + "/scale.db' --out '" + dir_ +
+                           "/out'";
+  auto r = pacer(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(testing::read_file(dir_ + "/out/scaling.json"));
+  const auto& series = report["series"][0];
+  std::set<std::string> regimes;
+  int reached = 0;
+  for (const auto& row : series["batch_sizes"]) {
+    regimes.insert(row["regime"].get<std::string>());
+    reached += !row["steps_to_result"].is_null();
+    EXPECT_EQ(row["trials"], 8);
+  }
+  EXPECT_EQ(series["batch_sizes"].size(), 9u);
+  EXPECT_GE(reached, 8);
+  EXPECT_TRUE(regimes.count("perfect scaling")) << series.dump();
+  EXPECT_TRUE(regimes.count("diminishing returns")) << series.dump();
+  EXPECT_TRUE(regimes.count("maximal data parallelism")) << series.dump();
+  const double b_crit = series["fit"]["b_crit"], noise = series["noise_scale"];
+  EXPECT_GT(b_crit / noise, 0.5) << b_crit << " vs " << noise;
+  EXPECT_LT(b_crit / noise, 2.0) << b_crit << " vs " << noise;
+  EXPECT_NE(r.out.find("fit S(B) = S_min (1 + B_crit / B)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/out/steps_vs_batch_size.svg"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/out/report.html"));
+  // Resume: the same command runs nothing new and reports the same numbers.
+  auto again = pacer(args);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out, r.out);
+  // Bad input exits 2 naming the culprit.
+  auto bad = pacer("scale -w synthetic_regression -a sgd --batch-sizes 64:8 --max-steps 10 --store '" + dir_ + "/x.db'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--batch-sizes"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace pacer
