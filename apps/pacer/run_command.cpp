@@ -19,7 +19,7 @@ struct RunArgs {
   uint64_t seed = 0;
   int64_t eval_every = 0, max_steps = 0, batch_size = 0;
   double budget = 0.0, budget_multiplier = 0.0;
-  int threads = 0;
+  int threads = 0, noise_scale = 0;
   bool self_tuning = false, quiet = false, ignore_targets = false;
 };
 
@@ -54,6 +54,9 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's choice)")->check(CLI::NonNegativeNumber);
   app.add_flag("--ignore-targets", a->ignore_targets,
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
+  app.add_option("--noise-scale", a->noise_scale,
+                 "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
 
   return [a]() -> int {
@@ -86,6 +89,7 @@ Action add_run_command(CLI::App& app) {
     options.out_dir = a->out;
     options.progress = &progress;
     options.stop_at_targets = !a->ignore_targets;
+    options.noise_scale_shards = a->noise_scale;
     progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
                  (a->out.empty() ? "" : ", writing to " + a->out));
     TrialResult r = run_trial(*workload, *algorithm, hparams, options);
@@ -106,6 +110,13 @@ Action add_run_command(CLI::App& app) {
     std::printf("steps:               %lld in %.2f s of submission time (budget %.0f s), %.2f s of evals\n",
                 static_cast<long long>(r.steps), r.accumulated_submission_time, r.time_budget,
                 r.accumulated_eval_time);
+    if (a->noise_scale > 0 && !r.evals.empty()) {
+      const auto& m = r.evals.back().metrics;
+      if (auto it = m.find("train/noise_scale"); it != m.end()) {
+        std::printf("noise scale B_simple: %.1f (smoothed, at step %lld)\n", it->second,
+                    static_cast<long long>(r.evals.back().step));
+      }
+    }
     if (!a->out.empty()) std::printf("results:             %s/trial.json\n", a->out.c_str());
     return r.status == TrialStatus::failed ? 1 : 0;
   };

@@ -144,7 +144,10 @@ Action add_scale_command(CLI::App& app) {
       const SearchSpace space = SearchSpace::from_json_file(space_file);
       for (int64_t b : batch_sizes) {
         SweepSpec s;
-        s.experiment = a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i];
+        // One experiment per (series, batch size): names and log folders stay distinct; the
+        // analysis groups experiments by the part before '@'.
+        s.experiment = (a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i]) + "@b" +
+                       std::to_string(b);
         s.workload = a->workload;
         s.algorithm = algorithms[i];
         s.space = space;
@@ -180,6 +183,7 @@ Action add_scale_command(CLI::App& app) {
                  (goal.higher_is_better ? "> " : "< ") + std::to_string(goal.value));
     WorkerOptions options;
     options.out_dir = a->out.empty() ? "" : a->out + "/logs";
+    options.experiment_folders = true;
     options.progress = &progress;
     const WorkerReport worker = run_tuning_worker(a->store, studies, options);
 

@@ -50,7 +50,10 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
   std::map<std::string, std::map<int64_t, BatchSizeResult>> results;
   std::map<int64_t, std::string> hparams_by_trial;
   std::map<int64_t, std::map<int64_t, double>> noise_by_trial;  // trial -> step -> noise scale
-  for (const auto& study : studies) {
+  for (const auto& stored : studies) {
+    // Experiments "<series>@b<batch size>" belong to the series before the '@'.
+    StudyRecord study = stored;
+    study.experiment = study.experiment.substr(0, study.experiment.find('@'));
     report.workload = study.workload;
     if (!series_index.count(study.experiment)) {
       series_index[study.experiment] = report.series.size();

@@ -122,8 +122,9 @@ std::string describe_result(const TrialResult& r) {
 
 }  // namespace
 
-std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index) {
-  return out_dir + "/study_" + std::to_string(study.study_index) + "/" + study.workload + "_libtorch/trial_" +
+std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index,
+                         bool experiment_folder) {
+  return out_dir + (experiment_folder ? "/" + study.experiment : std::string()) + "/study_" + std::to_string(study.study_index) + "/" + study.workload + "_libtorch/trial_" +
          std::to_string(trial_index);
 }
 
@@ -187,7 +188,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     trial_options.noise_scale_shards = settings.noise_scale_shards;
     trial_options.goal = settings.goal;
     if (!options.out_dir.empty()) {
-      trial_options.out_dir = trial_folder(options.out_dir, study, trial.index);
+      trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
       // A re-run starts from a clean folder: no rows of the attempt that was killed.
       if (trial.attempts > 1) std::filesystem::remove_all(trial_options.out_dir);
     }

@@ -21,6 +21,7 @@ namespace pacer {
 
 struct WorkerOptions {
   std::string out_dir;          // empty: the store only
+  bool experiment_folders = false;  // out_dir/<experiment>/study_<k>/...: studies of several experiments
   double lease_sec = 60.0;      // a trial whose worker stops renewing is re-run after this long
   double heartbeat_sec = 10.0;  // renewal period (well under the lease)
   double poll_sec = 2.0;        // wait between looks when other workers hold the last trials
@@ -43,6 +44,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
                                const WorkerOptions& options);
 
 // The reference layout folder of a trial: <out>/study_<k>/<workload>_libtorch/trial_<i>.
-std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index);
+std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index,
+                         bool experiment_folder = false);
 
 }  // namespace pacer
