@@ -27,10 +27,11 @@ class TuneCliTest : public testing::CliFixture {
     store_ = dir_ + "/tune.db";
   }
 
-  // Long enough trials (~1 s) that a kill lands inside one; evals every 1000 steps.
+  // Long enough trials (~1 s) that a kill lands inside one; evals every 1000 steps. The step limit,
+  // not the 2 s time budget, must end every trial even on a loaded machine: hence --budget.
   std::string tune_args(int studies = 2, int trials = 3) const {
     return "tune -w synthetic_regression -a sgd --space '" + space_ + "' --studies " + std::to_string(studies) +
-           " --trials " + std::to_string(trials) + " --max-steps 12000 --eval-every 1000 --ignore-targets" +
+           " --trials " + std::to_string(trials) + " --max-steps 12000 --eval-every 1000 --ignore-targets --budget 1000" +
            " --threads 1 --lease 3 --store '" + store_ + "' --out '" + dir_ + "/logs'";
   }
 
