@@ -129,6 +129,12 @@ TEST(SamplerTest, GridIsTheProductInKeyOrderWithTheLastKeyFastest) {
   EXPECT_EQ(points[17].get("learning_rate"), 1.0);
   EXPECT_EQ(points[17].get("one_minus_beta1"), 0.5);
   EXPECT_THROW(grid->sample(space, 10, 9), InputError);
+  try {
+    grid->sample(space, 18, 1);
+    FAIL() << "no InputError past the end of the grid";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the grid has 18 points"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SamplerTest, ListGivesThePointsInOrderAndRejectsDictSpaces) {

@@ -74,6 +74,9 @@ TEST(SearchSpaceTest, MalformedSpacesNameTheFileAndTheKey) {
       {R"([{"lr": "fast"}])", "point 0: 'lr' must be a number"},
       {R"("lr")", "a search space is an object"},
       {R"({"lr": {"min": 0.1,)", "malformed JSON"},
+      {R"({"lr": {"min": 0.1,)", "line 1, column"},  // the parser's position
+      {R"({"lr": {"min": 1e-3, "max": 1e999, "scaling": "log"}})", "number overflow parsing '1e999'"},
+      {R"({"lr": {"feasible_points": [0.1, null]}})", "'lr': feasible_points[1] must be a number"},
   };
   for (const auto& c : cases) {
     const std::string message = parse_error(c.json);

@@ -18,7 +18,7 @@ Hyperparameters Hyperparameters::from_json_text(const std::string& text, const s
   nlohmann::ordered_json doc;
   try {
     doc = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // also out_of_range for numbers such as 1e999
     throw InputError(origin + ": malformed JSON: " + e.what());
   }
   if (!doc.is_object()) throw InputError(origin + ": expected a JSON object of hyperparameters");

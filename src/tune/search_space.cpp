@@ -106,7 +106,7 @@ SearchSpace SearchSpace::from_json_text(const std::string& text, const std::stri
   ordered_json doc;
   try {
     doc = ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e999
     throw InputError(origin + ": malformed JSON: " + e.what());
   }
   SearchSpace space;
