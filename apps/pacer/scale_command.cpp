@@ -32,7 +32,7 @@ struct ScaleArgs {
   int threads = 0, noise_scale = 0;
   uint64_t seed = 0, sampler_seed = 0;
   double perfect = 0.8, maximal = 0.2;
-  bool quiet = false;
+  bool quiet = false, all_splits = false;
 };
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -93,6 +93,8 @@ Action add_scale_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   app.add_option("--evals", a->evals, "Evaluations per trial (every budget/evals steps)")->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--eval-all-splits", a->all_splits,
+               "Evaluate train, validation and test at every eval (default: only the goal's split)");
   app.add_option("--noise-scale", a->noise_scale, "Log the gradient noise scale at every eval, from this many shards")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", a->seed, "Base seed of the trials")->capture_default_str();
@@ -128,6 +130,7 @@ Action add_scale_command(CLI::App& app) {
     ScalingGoal goal{a->metric.empty() ? "validation/" + spec.target_metric : a->metric,
                      a->goal.value_or(spec.validation_target), spec.higher_is_better};
     if (!a->metric.empty() && a->metric.find('/') == std::string::npos) goal.metric = "validation/" + a->metric;
+    const EvalSplit goal_split = parse_eval_split(goal.metric.substr(0, goal.metric.find('/')));
     if (a->noise_scale == 1) throw InputError("--noise-scale needs at least 2 shards");
     if (a->noise_scale > 0) {
       for (int64_t b : batch_sizes) {
@@ -165,6 +168,7 @@ Action add_scale_command(CLI::App& app) {
         s.settings.stop_at_targets = false;
         s.settings.goal = TrainingGoal{goal.metric, goal.value, goal.higher_is_better};
         s.settings.noise_scale_shards = a->noise_scale;
+        if (!a->all_splits) s.settings.eval_splits = {goal_split};
         validate_sweep(s);
         sweeps.push_back(s);
       }

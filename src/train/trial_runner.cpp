@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <memory>
@@ -85,6 +86,11 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         BatchStreamOptions{result.batch_size, derive_seed(options.seed, SeedStream::data_order) + 1, 0, 1, 0});
   }
 
+  const std::vector<EvalSplit> splits = options.eval_splits.empty()
+                                             ? std::vector<EvalSplit>{EvalSplit::train, EvalSplit::validation, EvalSplit::test}
+                                             : options.eval_splits;
+  const bool validation_evaluated =
+      std::find(splits.begin(), splits.end(), EvalSplit::validation) != splits.end();
   RunnerState state;
   state.time_budget = result.time_budget;
   const std::string val_key = "validation/" + spec.target_metric;
@@ -163,7 +169,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         EvalRecord record;
         record.step = state.step;
         record.accumulated_submission_time = state.accumulated_submission_time;
-        for (EvalSplit split : {EvalSplit::train, EvalSplit::validation, EvalSplit::test}) {
+        for (EvalSplit split : splits) {
           for (const auto& [name, value] : workload.evaluate(*network, split)) {
             record.metrics[std::string(to_string(split)) + "/" + name] = value;
           }
@@ -174,6 +180,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
           record.metrics["train/noise_scale"] = noise_scale.b_simple().value_or(NAN);
         }
         const bool finite_params = parameters_finite(*network);
+        bool finite_losses = true;  // every evaluated loss: the divergence signal when validation is skipped
+        for (const auto& [key, value] : record.metrics) {
+          if (key.size() > 5 && key.compare(key.size() - 5, 5, "/loss") == 0 && !std::isfinite(value)) finite_losses = false;
+        }
         const double val = record.metrics.count(val_key) ? record.metrics[val_key] : NAN;
         const double test = record.metrics.count("test/" + spec.target_metric) ? record.metrics["test/" + spec.target_metric] : NAN;
         // Goals are sticky; the in-run check is strict, as in the reference.
@@ -202,10 +212,11 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
           const double v = record.metrics[options.goal->metric];
           if (options.goal->higher_is_better ? v > options.goal->value : v < options.goal->value) goal_reached = true;
         }
-        if (!finite_params || !std::isfinite(val)) {
+        if (!finite_params || !finite_losses || (validation_evaluated && !std::isfinite(val))) {
           result.diverged = true;
-          result.message = finite_params ? "non-finite validation metric at step " + std::to_string(state.step)
-                                         : "non-finite parameters at step " + std::to_string(state.step);
+          result.message = !finite_params ? "non-finite parameters at step " + std::to_string(state.step)
+                           : !finite_losses ? "non-finite eval loss at step " + std::to_string(state.step)
+                                            : "non-finite validation metric at step " + std::to_string(state.step);
           stop_reason = "diverged";
           log(result.message);
           break;

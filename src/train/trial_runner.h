@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "algorithms/training_algorithm.h"
 #include "core/clock.h"
@@ -56,6 +57,9 @@ struct TrialOptions {
   // split into this many shards; logged as the metric train/noise_scale (smoothed).
   int noise_scale_shards = 0;
   std::optional<TrainingGoal> goal;
+  // The splits evaluated at each eval; empty: train, validation and test (the reference protocol).
+  // A scaling study only needs the split of its goal, which makes its evals several times cheaper.
+  std::vector<EvalSplit> eval_splits;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

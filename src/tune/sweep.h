@@ -32,6 +32,7 @@ struct TrialSettings {
   bool stop_at_targets = true;
   int noise_scale_shards = 0;                // > 0: log train/noise_scale at every eval
   std::optional<TrainingGoal> goal;          // stop at the first eval strictly better
+  std::vector<EvalSplit> eval_splits;        // empty: all three
 
   std::string to_json() const;
   static TrialSettings from_json(const std::string& text);  // Error naming the field

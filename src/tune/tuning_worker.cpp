@@ -186,6 +186,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     trial_options.budget_multiplier = settings.budget_multiplier;
     trial_options.stop_at_targets = settings.stop_at_targets;
     trial_options.noise_scale_shards = settings.noise_scale_shards;
+    trial_options.eval_splits = settings.eval_splits;
     trial_options.goal = settings.goal;
     if (!options.out_dir.empty()) {
       trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);

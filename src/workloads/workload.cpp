@@ -1,5 +1,7 @@
 #include "workloads/workload.h"
 
+#include "core/error.h"
+
 namespace pacer {
 
 const char* to_string(EvalSplit split) {
@@ -9,6 +11,13 @@ const char* to_string(EvalSplit split) {
     case EvalSplit::test: return "test";
   }
   return "unknown";
+}
+
+EvalSplit parse_eval_split(const std::string& name) {
+  for (EvalSplit split : {EvalSplit::train, EvalSplit::validation, EvalSplit::test}) {
+    if (name == to_string(split)) return split;
+  }
+  throw InputError("unknown eval split '" + name + "' (train, validation, test)");
 }
 
 at::Tensor Workload::model_fn(Network& network, const at::Tensor& inputs, ForwardMode mode,
