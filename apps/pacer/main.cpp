@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   commands.emplace_back(study, pacer::cli::add_study_command(*study));
   auto* scale = app.add_subcommand("scale", "Batch-size scaling study: steps-to-result vs batch size, regimes, critical batch size");
   commands.emplace_back(scale, pacer::cli::add_scale_command(*scale));
+  auto* launch = app.add_subcommand("launch", "Start N local processes of a command as one data-parallel job (torchrun-style)");
+  commands.emplace_back(launch, pacer::cli::add_launch_command(*launch));
 
   try {
     app.parse(argc, argv);

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -6,6 +7,8 @@
 #include "algorithms/training_algorithm.h"
 #include "commands.h"
 #include "core/error.h"
+#include "dist/c10d_communicator.h"
+#include "dist/dist_environment.h"
 #include "runtime/torch_runtime.h"
 #include "train/trial_runner.h"
 #include "workloads/registry.h"
@@ -21,6 +24,9 @@ struct RunArgs {
   double budget = 0.0, budget_multiplier = 0.0;
   int threads = 0, noise_scale = 0;
   bool self_tuning = false, quiet = false, ignore_targets = false;
+  std::string combine, adasum_mode = "gradient", dist_backend = "auto";
+  int virtual_workers = 1;
+  double dist_timeout = 120.0;
 };
 
 std::string describe(const std::optional<double>& v, const char* unit) {
@@ -57,6 +63,19 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--noise-scale", a->noise_scale,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--combine", a->combine,
+                 "Combine the workers' gradients: mean, sum or adasum (default mean when run as several processes)");
+  app.add_option("--virtual-workers", a->virtual_workers,
+                 "Split each global batch into K shards inside this process and combine their gradients")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--adasum-mode", a->adasum_mode,
+                 "gradient: combine gradients, then one optimizer step; delta: each worker steps with its own "
+                 "optimizer state and the parameter deltas are combined")
+      ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();
+  app.add_option("--dist-backend", a->dist_backend, "Processes: gloo, nccl or auto (nccl on CUDA devices)")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
+  app.add_option("--dist-timeout", a->dist_timeout, "Seconds before a rendezvous or collective gives up")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
 
   return [a]() -> int {
@@ -76,7 +95,26 @@ Action add_run_command(CLI::App& app) {
     }
     set_num_threads(a->threads);
 
-    Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
+    // Data parallelism: processes from the launcher's environment, virtual workers, a combiner.
+    const DistEnvironment env = DistEnvironment::from_environment();
+    if (a->adasum_mode == "delta" && a->combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
+    std::shared_ptr<DataParallelPlan> plan;
+    if (env.world_size > 1 || !a->combine.empty() || a->virtual_workers > 1) {
+      plan = std::make_shared<DataParallelPlan>();
+      plan->combiner = make_gradient_combiner(a->combine.empty() ? "mean" : a->combine);
+      plan->virtual_workers = a->virtual_workers;
+      plan->combine_deltas = a->adasum_mode == "delta";
+      if (env.world_size > 1) {
+        const c10::Device device = resolve_device(a->device);
+        C10dOptions c10d;
+        c10d.backend = a->dist_backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : a->dist_backend;
+        c10d.timeout = std::chrono::milliseconds(static_cast<int64_t>(a->dist_timeout * 1000.0));
+        plan->communicator = std::make_shared<C10dCommunicator>(env, c10d);
+      }
+    }
+    const bool lead = env.rank == 0;
+
+    Progress progress(a->quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
     TrialOptions options;
     options.seed = a->seed;
     options.device = a->device;
@@ -90,9 +128,21 @@ Action add_run_command(CLI::App& app) {
     options.progress = &progress;
     options.stop_at_targets = !a->ignore_targets;
     options.noise_scale_shards = a->noise_scale;
+    options.data_parallel = plan;
+    if (plan) {
+      progress.log("data parallel: " + std::to_string(plan->processes()) + " process(es)" +
+                   (plan->communicator ? " over " + plan->communicator->backend() : std::string()) + " x " +
+                   std::to_string(plan->virtual_workers) + " virtual worker(s), combine " + plan->combiner->name() +
+                   (plan->combine_deltas ? " (deltas)" : ""));
+    }
     progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
                  (a->out.empty() ? "" : ", writing to " + a->out));
     TrialResult r = run_trial(*workload, *algorithm, hparams, options);
+    if (!lead) {  // rank 0 reports; the others say how they ended
+      std::printf("rank %d: %s (%s)%s%s\n", env.rank, to_string(r.status), r.stop_reason.c_str(),
+                  r.message.empty() ? "" : ": ", r.message.c_str());
+      return r.status == TrialStatus::failed ? 1 : 0;
+    }
 
     const auto& spec = workload->spec();
     std::printf("status:              %s (%s)\n", to_string(r.status), r.stop_reason.c_str());

@@ -13,6 +13,7 @@
 //   };
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "core/hyperparameters.h"
 #include "data/batch.h"
 #include "data/batch_stream.h"
+#include "dist/data_parallel_plan.h"
 #include "models/network.h"
 #include "workloads/workload.h"
 
@@ -54,6 +56,10 @@ class TrainingAlgorithm {
                               const StepContext& context) = 0;
   // Timed: called before every eval; the network as it is afterwards is evaluated.
   virtual void prepare_for_eval(const Workload& /*workload*/, Network& /*network*/, const StepContext& /*context*/) {}
+
+  // Data-parallel training (--combine, --virtual-workers, processes): called once after
+  // init_optimizer_state. The default refuses, naming the algorithm.
+  virtual void set_data_parallel(std::shared_ptr<const DataParallelPlan> plan);
 
   virtual NamedTensors state() const = 0;
   virtual void load_state(const NamedTensors& state) = 0;

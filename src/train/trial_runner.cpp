@@ -19,6 +19,44 @@
 namespace pacer {
 namespace {
 
+// Data parallelism needs the same starting point everywhere: compare rank 0's checksum (sum and
+// sum of squares, in double) with every rank's, and fail on all ranks if any differs.
+void verify_identical_parameters(Communicator& comm, Network& network) {
+  double sum = 0.0, squares = 0.0;
+  for (const auto& p : network.parameters()) {
+    const at::Tensor d = p.detach().to(at::kDouble);
+    sum += d.sum().item<double>();
+    squares += d.pow(2).sum().item<double>();
+  }
+  const auto options = at::TensorOptions().dtype(at::kDouble).device(network.parameters().front().device());
+  at::Tensor mine = at::tensor({sum, squares}, at::TensorOptions().dtype(at::kDouble)).to(options.device());
+  at::Tensor root = mine.clone();
+  comm.broadcast(root, 0);
+  const bool differs = !at::equal(mine, root);
+  at::Tensor mismatches = at::tensor({differs ? 1.0 : 0.0}, at::TensorOptions().dtype(at::kDouble)).to(options.device());
+  comm.allreduce_sum(mismatches);
+  if (mismatches.item<double>() > 0) {
+    throw Error("rank " + std::to_string(comm.rank()) + ": the initial parameters differ between ranks (" +
+                std::to_string(static_cast<int>(mismatches.item<double>())) +
+                " rank(s) disagree with rank 0's checksum); all ranks must build the model from the same seed");
+  }
+}
+
+// What rank 0 decides after an eval, sent to the other ranks.
+struct EvalDecision {
+  bool out_of_time = false, goal_reached = false, targets_reached = false, diverged = false;
+};
+
+EvalDecision share_eval_decision(Communicator& comm, const EvalDecision& mine, const c10::Device& device) {
+  at::Tensor flags = at::tensor({mine.out_of_time ? 1.0 : 0.0, mine.goal_reached ? 1.0 : 0.0,
+                                 mine.targets_reached ? 1.0 : 0.0, mine.diverged ? 1.0 : 0.0},
+                                at::TensorOptions().dtype(at::kDouble)).to(device);
+  comm.allreduce_sum(flags);  // only rank 0 contributes
+  flags = flags.cpu();
+  const double* f = flags.data_ptr<double>();
+  return {f[0] > 0, f[1] > 0, f[2] > 0, f[3] > 0};
+}
+
 bool parameters_finite(Network& network) {
   for (const auto& p : network.parameters()) {
     if (!at::isfinite(p).all().item<bool>()) return false;
@@ -54,8 +92,20 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   if (result.batch_size <= 0) throw InputError("batch size must be positive");
   if (!(result.time_budget > 0)) throw InputError("time budget must be positive");
 
+  // Data parallel over processes: every rank runs this loop in lockstep on its shard of each
+  // global batch; rank 0 alone evaluates, logs and writes, and its decisions are shared.
+  const DataParallelPlan* plan = options.data_parallel.get();
+  Communicator* comm = plan && plan->processes() > 1 ? plan->communicator.get() : nullptr;
+  const int rank = comm ? comm->rank() : 0;
+  const int world = comm ? comm->size() : 1;
+  if (plan && result.batch_size % plan->workers() != 0) {
+    throw InputError("batch size " + std::to_string(result.batch_size) + " does not split into " +
+                     std::to_string(plan->workers()) + " equal worker shards");
+  }
+  const bool lead = rank == 0;
+
   std::unique_ptr<TrialWriter> writer;
-  if (!options.out_dir.empty()) {
+  if (!options.out_dir.empty() && lead) {
     writer = std::make_unique<TrialWriter>(options.out_dir);
     writer->write_hparams(resolved ? *resolved : Hyperparameters{});
     TrialMetadata meta{spec, algorithm.name(), options.seed, device.str(), num_threads(), result.batch_size,
@@ -70,8 +120,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   std::shared_ptr<Network> network = workload.init_model(derive_seed(options.seed, SeedStream::model_init), device);
   algorithm.init_optimizer_state(workload, *network, resolved ? &*resolved : nullptr,
                                  derive_seed(options.seed, SeedStream::optimizer));
+  if (plan) algorithm.set_data_parallel(options.data_parallel);
+  if (comm) verify_identical_parameters(*comm, *network);
   BatchStream stream(workload.dataset(EvalSplit::train),
-                     {result.batch_size, options.seed, /*rank=*/0, /*world_size=*/1, options.prefetch});
+                     {result.batch_size, options.seed, /*rank=*/rank, /*world_size=*/world, options.prefetch});
 
   // The noise-scale probe draws its own batches, so the training data order is unchanged.
   std::unique_ptr<BatchStream> noise_stream;
@@ -94,7 +146,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   RunnerState state;
   state.time_budget = result.time_budget;
   const std::string val_key = "validation/" + spec.target_metric;
-  Progress* progress = options.progress;
+  Progress* progress = lead ? options.progress : nullptr;
   auto log = [&](const std::string& line) {
     if (progress) progress->log(line);
   };
@@ -107,6 +159,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   bool time_remaining = true;
   bool training_complete = false;
   bool goal_reached = false;
+  bool stop_everywhere = false;  // processes: some rank was asked to stop (Ctrl-C)
   std::string stop_reason;
   try {
     while (true) {
@@ -130,7 +183,7 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         stop_reason = "goal_reached";
         break;
       }
-      if (options.stop_requested && options.stop_requested->load()) {
+      if (stop_everywhere || (!comm && options.stop_requested && options.stop_requested->load())) {
         stop_reason = "interrupted";
         break;
       }
@@ -144,7 +197,23 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
       state.step += 1;
       training_complete = update.training_complete;
 
-      const double loss = update.loss.defined() ? update.loss.item<double>() : 0.0;
+      double loss = update.loss.defined() ? update.loss.item<double>() : 0.0;
+      bool eval_due =
+          state.step == 1 || training_complete || (options.max_steps > 0 && state.step >= options.max_steps) ||
+          (options.eval_every_steps > 0 ? state.step % options.eval_every_steps == 0
+                                        : step_end - state.last_eval_time >= spec.eval_period_sec);
+      if (comm) {  // one small allreduce: the global loss, rank 0's eval clock, anyone's stop request
+        const bool stop_here = options.stop_requested && options.stop_requested->load();
+        at::Tensor flags = at::tensor({std::isfinite(loss) ? loss : 0.0, std::isfinite(loss) ? 0.0 : 1.0,
+                                       lead && eval_due ? 1.0 : 0.0, stop_here ? 1.0 : 0.0},
+                                      at::TensorOptions().dtype(at::kDouble)).to(device);
+        comm->allreduce_sum(flags);
+        flags = flags.cpu();
+        const double* f = flags.data_ptr<double>();
+        loss = f[1] > 0 ? NAN : f[0] / world;
+        eval_due = f[2] > 0;
+        stop_everywhere = f[3] > 0;
+      }
       if (!std::isfinite(loss)) {
         result.diverged = true;
         result.message = "non-finite training loss at step " + std::to_string(state.step);
@@ -153,11 +222,18 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         break;
       }
 
-      const bool eval_due =
-          state.step == 1 || training_complete || (options.max_steps > 0 && state.step >= options.max_steps) ||
-          (options.eval_every_steps > 0 ? state.step % options.eval_every_steps == 0
-                                        : step_end - state.last_eval_time >= spec.eval_period_sec);
-      if (eval_due) {
+      if (eval_due && !lead) {  // wait for rank 0's eval and take its decisions
+        const EvalDecision d = share_eval_decision(*comm, EvalDecision{}, device);
+        time_remaining = !d.out_of_time;
+        goal_reached = d.goal_reached;
+        state.validation_goal_reached = state.test_goal_reached = d.targets_reached;
+        if (d.diverged) {
+          result.diverged = true;
+          result.message = "diverged (rank 0's eval)";
+          stop_reason = "diverged";
+          break;
+        }
+      } else if (eval_due) {
         StepContext eval_context{state.step, context.step_seed, &state};
         const double prepare_start = clock.now();
         algorithm.prepare_for_eval(workload, *network, eval_context);
@@ -212,7 +288,14 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
           const double v = record.metrics[options.goal->metric];
           if (options.goal->higher_is_better ? v > options.goal->value : v < options.goal->value) goal_reached = true;
         }
-        if (!finite_params || !finite_losses || (validation_evaluated && !std::isfinite(val))) {
+        const bool eval_diverged = !finite_params || !finite_losses || (validation_evaluated && !std::isfinite(val));
+        if (comm) {
+          share_eval_decision(*comm,
+                              {!time_remaining, goal_reached,
+                               state.validation_goal_reached && state.test_goal_reached, eval_diverged},
+                              device);
+        }
+        if (eval_diverged) {
           result.diverged = true;
           result.message = !finite_params ? "non-finite parameters at step " + std::to_string(state.step)
                            : !finite_losses ? "non-finite eval loss at step " + std::to_string(state.step)

@@ -12,6 +12,7 @@
 //   pacer::TrialResult result = pacer::run_trial(*workload, *algorithm, hparams, options);
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ struct TrialOptions {
   // The splits evaluated at each eval; empty: train, validation and test (the reference protocol).
   // A scaling study only needs the split of its goal, which makes its evals several times cheaper.
   std::vector<EvalSplit> eval_splits;
+  // Data-parallel training (combiner, virtual workers, delta mode, the processes' communicator);
+  // null: one worker. With processes, the batch size is global and only rank 0 writes files.
+  std::shared_ptr<DataParallelPlan> data_parallel;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

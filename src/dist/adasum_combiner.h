@@ -1,0 +1,27 @@
+#pragma once
+// Distributed Adasum with vector-halving distance-doubling (VHDD), as in the reference
+// implementation: at level l (distance d = 2^l) each rank swaps half of its current segment with
+// rank ^ d, computes per-tensor partial dot products of the half it keeps, sums them over the 2d
+// ranks that together hold the whole vector (recursive doubling on a few doubles per tensor), and
+// combines its half with the resulting coefficients. After log2(p) levels each rank holds 1/p of
+// the result; the halves are then exchanged back (distance halving). Traffic per rank is about
+// 2 (p-1)/p of the buffer, as for a ring allreduce.
+//
+// Worker counts that are not a power of two (the reference refuses them): with q the largest
+// power of two below p, rank q+i first sends its buffer to rank i, which folds it in with Adasum;
+// the q lower ranks run VHDD; rank i sends the result back to rank q+i. This is exactly
+// adasum_tree_reference() for p workers.
+//
+//   pacer::AdasumCombiner adasum;
+//   adasum.combine(comm, flat_grads, numels);   // on every rank
+#include "dist/gradient_combiner.h"
+
+namespace pacer {
+
+class AdasumCombiner : public GradientCombiner {
+ public:
+  std::string name() const override { return "adasum"; }
+  void combine(Communicator& comm, at::Tensor& flat, const std::vector<int64_t>& numels) override;
+};
+
+}  // namespace pacer

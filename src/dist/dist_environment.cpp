@@ -1,0 +1,69 @@
+#include "dist/dist_environment.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+int parse_int(const char* name, const char* text, int lo, int hi) {
+  const std::string s(text);
+  size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || value < lo || value > hi) {
+    throw InputError(std::string("environment variable ") + name + "='" + s + "' must be an integer in [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+DistEnvironment DistEnvironment::from_lookup(const std::function<const char*(const char*)>& getenv) {
+  struct Convention {
+    const char* source;
+    const char* rank;
+    const char* size;
+    const char* local_rank;
+  };
+  const Convention conventions[] = {
+      {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
+      {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+      {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+  };
+  DistEnvironment env;
+  for (const Convention& c : conventions) {
+    const char* rank = getenv(c.rank);
+    const char* size = getenv(c.size);
+    if (!rank && !size) continue;
+    if (!rank || !size) {
+      throw InputError(std::string("environment: ") + (rank ? c.size : c.rank) + " is not set but " +
+                       (rank ? c.rank : c.size) + " is");
+    }
+    env.source = c.source;
+    env.world_size = parse_int(c.size, size, 1, 1 << 20);
+    env.rank = parse_int(c.rank, rank, 0, env.world_size - 1);
+    const char* local = getenv(c.local_rank);
+    env.local_rank = local ? parse_int(c.local_rank, local, 0, env.world_size - 1) : env.rank;
+    break;
+  }
+  if (const char* addr = getenv("MASTER_ADDR")) {
+    if (!*addr) throw InputError("environment variable MASTER_ADDR is empty");
+    env.master_addr = addr;
+  }
+  if (const char* port = getenv("MASTER_PORT")) env.master_port = parse_int("MASTER_PORT", port, 1, 65535);
+  return env;
+}
+
+DistEnvironment DistEnvironment::from_environment() {
+  return from_lookup([](const char* name) { return std::getenv(name); });
+}
+
+}  // namespace pacer

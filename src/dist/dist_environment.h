@@ -1,0 +1,29 @@
+#pragma once
+// Where this process sits in a multi-process job, read from the launcher's environment:
+// torchrun's RANK / WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT (also what `pacer launch`
+// sets), else Open MPI's OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK}, else Slurm's SLURM_PROCID /
+// SLURM_NTASKS / SLURM_LOCALID. The rendezvous address always comes from MASTER_ADDR and
+// MASTER_PORT (defaults 127.0.0.1 and 29500).
+//
+//   pacer::DistEnvironment env = pacer::DistEnvironment::from_environment();
+//   if (env.world_size > 1) { /* start a c10d process group */ }
+#include <functional>
+#include <string>
+
+namespace pacer {
+
+struct DistEnvironment {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  std::string source = "none";  // "torchrun", "openmpi", "slurm" or "none"
+
+  // InputError naming the variable for malformed or inconsistent values.
+  static DistEnvironment from_environment();
+  // The same, reading variables through `getenv` (tests).
+  static DistEnvironment from_lookup(const std::function<const char*(const char*)>& getenv);
+};
+
+}  // namespace pacer

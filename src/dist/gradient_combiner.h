@@ -1,0 +1,33 @@
+#pragma once
+// How the workers' gradients (or update deltas) become one: every rank passes its flat buffer
+// (tensors back to back, sizes in `numels`) and gets the combined buffer back in place. The
+// same object serves processes (c10d) and virtual workers (in-process threads).
+//
+//   std::unique_ptr<pacer::GradientCombiner> combiner = pacer::make_gradient_combiner("adasum");
+//   combiner->combine(comm, flat_grads, numels);   // on every rank
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dist/communicator.h"
+
+namespace pacer {
+
+class GradientCombiner {
+ public:
+  virtual ~GradientCombiner() = default;
+  virtual std::string name() const = 0;
+  virtual void combine(Communicator& comm, at::Tensor& flat, const std::vector<int64_t>& numels) = 0;
+};
+
+struct CombinerOptions {
+  int64_t bucket_bytes = 25 << 20;  // mean/sum: allreduce in buckets of about this size (as DDP)
+};
+
+// "mean", "sum" or "adasum"; InputError naming the choices otherwise.
+std::unique_ptr<GradientCombiner> make_gradient_combiner(const std::string& name, const CombinerOptions& options = {});
+
+}  // namespace pacer

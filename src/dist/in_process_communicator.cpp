@@ -1,0 +1,129 @@
+#include "dist/in_process_communicator.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include <exception>
+#include <thread>
+
+#include "core/error.h"
+
+namespace pacer {
+
+InProcessGroup::InProcessGroup(int size) : size_(size), slots_(static_cast<size_t>(size), nullptr) {
+  if (size < 1) throw InputError("an in-process group needs at least one rank");
+}
+
+void InProcessGroup::abort() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  aborted_ = true;
+  changed_.notify_all();
+}
+
+void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
+  if (aborted_) throw Error("in-process group aborted: another virtual worker failed");
+  const uint64_t generation = generation_;
+  if (++arrived_ == size_) {
+    arrived_ = 0;
+    ++generation_;
+    changed_.notify_all();
+    return;
+  }
+  changed_.wait(lock, [&] { return generation_ != generation || aborted_; });
+  if (generation_ == generation) throw Error("in-process group aborted: another virtual worker failed");
+}
+
+InProcessCommunicator::InProcessCommunicator(std::shared_ptr<InProcessGroup> group, int rank)
+    : group_(std::move(group)), rank_(rank) {}
+
+void InProcessCommunicator::allreduce_sum(at::Tensor& tensor) {
+  InProcessGroup& g = *group_;
+  std::unique_lock<std::mutex> lock(g.mutex_);
+  g.slots_[static_cast<size_t>(rank_)] = &tensor;
+  g.arrive_and_wait(lock);
+  if (rank_ == 0) {  // one rank sums, in rank order, so every rank gets the same bits
+    g.shared_ = g.slots_[0]->clone();
+    for (int r = 1; r < g.size_; ++r) g.shared_.add_(*g.slots_[static_cast<size_t>(r)]);
+  }
+  g.arrive_and_wait(lock);
+  tensor.copy_(g.shared_);
+  g.arrive_and_wait(lock);  // nobody reuses the slots before all have copied
+  if (rank_ == 0) g.shared_ = at::Tensor();
+}
+
+void InProcessCommunicator::broadcast(at::Tensor& tensor, int root) {
+  InProcessGroup& g = *group_;
+  std::unique_lock<std::mutex> lock(g.mutex_);
+  g.slots_[static_cast<size_t>(rank_)] = &tensor;
+  g.arrive_and_wait(lock);
+  if (rank_ != root) tensor.copy_(*g.slots_[static_cast<size_t>(root)]);
+  g.arrive_and_wait(lock);
+}
+
+void InProcessCommunicator::send(const at::Tensor& tensor, int peer, int tag) {
+  InProcessGroup& g = *group_;
+  at::Tensor copy = tensor.clone();  // the sender may overwrite its buffer right away
+  std::lock_guard<std::mutex> lock(g.mutex_);
+  g.mailboxes_[{rank_, peer, tag}].push_back(std::move(copy));
+  g.changed_.notify_all();
+}
+
+void InProcessCommunicator::recv(at::Tensor& tensor, int peer, int tag) {
+  InProcessGroup& g = *group_;
+  std::unique_lock<std::mutex> lock(g.mutex_);
+  auto& box = g.mailboxes_[{peer, rank_, tag}];
+  g.changed_.wait(lock, [&] { return !box.empty() || g.aborted_; });
+  if (box.empty()) throw Error("in-process group aborted: another virtual worker failed");
+  tensor.copy_(box.front());
+  box.pop_front();
+}
+
+void InProcessCommunicator::exchange(const at::Tensor& out, at::Tensor& in, int peer, int tag) {
+  send(out, peer, tag);  // sends never block here
+  recv(in, peer, tag);
+}
+
+void InProcessCommunicator::barrier() {
+  std::unique_lock<std::mutex> lock(group_->mutex_);
+  group_->arrive_and_wait(lock);
+}
+
+void run_in_process(int size, const std::function<void(Communicator&)>& body) {
+  auto group = std::make_shared<InProcessGroup>(size);
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
+  auto run_rank = [&](int rank) {
+    try {
+      at::NoGradGuard no_grad;  // grad mode is per thread
+      InProcessCommunicator comm(group, rank);
+      body(comm);
+    } catch (...) {
+      errors[static_cast<size_t>(rank)] = std::current_exception();
+      group->abort();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(size - 1));
+  for (int r = 1; r < size; ++r) threads.emplace_back(run_rank, r);
+  run_rank(0);  // rank 0 on the caller's thread
+  for (auto& t : threads) t.join();
+  // The first error that is not just the abort it caused in the other ranks.
+  std::exception_ptr first;
+  for (const auto& e : errors) {
+    if (!e) continue;
+    if (!first) first = e;
+    try {
+      std::rethrow_exception(e);
+    } catch (const Error& err) {
+      if (std::string(err.what()).find("in-process group aborted") == std::string::npos) {
+        first = e;
+        break;
+      }
+    } catch (...) {
+      first = e;
+      break;
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+}  // namespace pacer
