@@ -140,7 +140,7 @@ int exit_code_of(int status) {
 
 void signal_running(std::vector<Child>& children, int sig) {
   for (auto& c : children) {
-    if (c.running) ::kill(c.pid, sig);
+    if (c.running) ::kill(-c.pid, sig);  // the whole process group: a shell's children too
   }
 }
 

@@ -139,9 +139,13 @@ Action add_run_command(CLI::App& app) {
                  (a->out.empty() ? "" : ", writing to " + a->out));
     TrialResult r = run_trial(*workload, *algorithm, hparams, options);
     if (!lead) {  // rank 0 reports; the others say how they ended
-      std::printf("rank %d: %s (%s)%s%s\n", env.rank, to_string(r.status), r.stop_reason.c_str(),
-                  r.message.empty() ? "" : ": ", r.message.c_str());
-      return r.status == TrialStatus::failed ? 1 : 0;
+      if (r.status == TrialStatus::failed) {
+        std::fprintf(stderr, "rank %d: failed (%s): %s\n", env.rank, r.stop_reason.c_str(), r.message.c_str());
+        return 1;
+      }
+      std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", env.rank,
+                  static_cast<long long>(r.steps), r.stop_reason.c_str());
+      return 0;
     }
 
     const auto& spec = workload->spec();

@@ -7,6 +7,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -14,6 +15,12 @@
 
 namespace pacer {
 namespace {
+
+std::string seconds_text(std::chrono::milliseconds t) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", static_cast<double>(t.count()) / 1000.0);
+  return buffer;
+}
 
 std::string message_of(const std::exception& e) {
   if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
@@ -129,7 +136,7 @@ void wait_for(const c10::intrusive_ptr<c10d::Work>& work, const std::string& wha
     work->wait(timeout);
   } catch (const std::exception& e) {
     throw Error("rank " + std::to_string(rank) + ": " + what + " failed (a peer process died or did not answer within " +
-                std::to_string(timeout.count() / 1000.0) + " s): " + message_of(e));
+                seconds_text(timeout) + " s): " + message_of(e));
   }
 }
 

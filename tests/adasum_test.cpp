@@ -1,0 +1,201 @@
+// The Adasum operator, the distributed combiners over the in-process communicator (every worker
+// count, power of two or not, against the tree reference), and the launcher environment.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cfloat>
+#include <cmath>
+#include <map>
+
+#include "core/error.h"
+#include "dist/adasum.h"
+#include "dist/dist_environment.h"
+#include "dist/gradient_combiner.h"
+#include "dist/in_process_communicator.h"
+
+namespace pacer {
+namespace {
+
+at::Tensor vec(std::vector<float> v) { return at::tensor(v, at::kFloat); }
+
+double max_relative_error(const at::Tensor& got, const at::Tensor& want) {
+  const at::Tensor g = got.to(at::kDouble), w = want.to(at::kDouble);
+  return ((g - w).abs() / w.abs().clamp_min(1e-300)).max().item<double>();
+}
+
+TEST(AdasumOperatorTest, ReferencePairFromThePaper) {
+  const at::Tensor c = adasum(vec({1, 0}), vec({1, 1}), {2});
+  EXPECT_FLOAT_EQ(c[0].item<float>(), 1.25f);
+  EXPECT_FLOAT_EQ(c[1].item<float>(), 0.75f);
+}
+
+TEST(AdasumOperatorTest, OrthonormalInputsGiveTheirSumAtEveryDepth) {
+  at::manual_seed(3);
+  for (int p : {2, 4, 8}) {
+    const at::Tensor q = std::get<0>(at::linalg_qr(at::randn({16, 16}, at::kDouble))).to(at::kFloat);
+    std::vector<at::Tensor> inputs;
+    for (int i = 0; i < p; ++i) inputs.push_back(q.select(1, i).contiguous());
+    const at::Tensor got = adasum_tree_reference(inputs, {16});
+    const at::Tensor sum = at::stack(inputs).sum(0);
+    EXPECT_LT((got - sum).abs().max().item<float>(), 1e-5f) << p << " workers";
+  }
+}
+
+TEST(AdasumOperatorTest, ParallelInputsGiveTheirMeanAtEveryDepth) {
+  at::manual_seed(4);
+  const at::Tensor g = at::randn({33});
+  for (int p : {2, 4, 8, 16}) {
+    std::vector<at::Tensor> inputs;
+    double scale_sum = 0.0;
+    for (int i = 0; i < p; ++i) {
+      const double c = 0.5 + 0.25 * i;
+      scale_sum += c;
+      inputs.push_back(g * c);
+    }
+    const at::Tensor got = adasum_tree_reference(inputs, {33});
+    EXPECT_LT(max_relative_error(got, g * (scale_sum / p)), 1e-5) << p << " workers";
+  }
+}
+
+TEST(AdasumOperatorTest, ExtremeMagnitudesGiveTheMeanWithoutOverflow) {
+  at::manual_seed(5);
+  const at::Tensor unit = at::rand({64}) + 0.5;  // entries in [0.5, 1.5)
+  for (double magnitude : {static_cast<double>(FLT_MAX) / 2.0, static_cast<double>(FLT_MIN) * 4.0}) {
+    const at::Tensor a = (unit.to(at::kDouble) * magnitude).to(at::kFloat);
+    const at::Tensor b = (unit.to(at::kDouble) * magnitude * 0.5).to(at::kFloat);  // parallel to a
+    const at::Tensor got = adasum(a, b, {64});
+    ASSERT_TRUE(at::isfinite(got).all().item<bool>()) << magnitude;
+    const at::Tensor want = (a.to(at::kDouble) + b.to(at::kDouble)) / 2.0;
+    EXPECT_LT(max_relative_error(got, want), 100 * FLT_EPSILON) << magnitude;
+  }
+}
+
+TEST(AdasumOperatorTest, PerTensorDiffersFromWholeVector) {
+  // Tensor 1: equal inputs (mean); tensor 2: opposite inputs (they cancel). As one vector the
+  // inputs are orthogonal, so the whole-vector operator would return their plain sum.
+  const at::Tensor a = vec({1, 0, 0, 1}), b = vec({1, 0, 0, -1});
+  const at::Tensor per_tensor = adasum(a, b, {2, 2});
+  const at::Tensor whole = adasum(a, b, {4});
+  EXPECT_TRUE(at::allclose(per_tensor, vec({1, 0, 0, 0})));
+  EXPECT_TRUE(at::allclose(whole, vec({2, 0, 0, 0})));
+}
+
+TEST(AdasumOperatorTest, ZeroInputs) {
+  const at::Tensor b = vec({3, -4});
+  EXPECT_TRUE(at::equal(adasum(at::zeros({2}), b, {2}), b));
+  EXPECT_TRUE(at::equal(adasum(b, at::zeros({2}), {2}), b));
+  EXPECT_TRUE(at::equal(adasum(at::zeros({2}), at::zeros({2}), {2}), at::zeros({2})));
+}
+
+TEST(AdasumOperatorTest, SizesMustCoverTheBuffer) {
+  EXPECT_THROW(adasum(vec({1, 2, 3}), vec({1, 2, 3}), {2}), Error);
+}
+
+// Random per-worker buffers of several tensors (odd sizes, so halves do not align with tensors).
+std::vector<at::Tensor> worker_buffers(int p, int64_t total, uint64_t seed) {
+  at::manual_seed(seed);
+  const at::Tensor common = at::randn({total});
+  std::vector<at::Tensor> out;
+  for (int r = 0; r < p; ++r) out.push_back(common + 0.7 * at::randn({total}));  // correlated, like gradients
+  return out;
+}
+
+void expect_combined(const std::string& name, int p, const std::vector<int64_t>& numels) {
+  int64_t total = 0;
+  for (auto n : numels) total += n;
+  const std::vector<at::Tensor> inputs = worker_buffers(p, total, 100 + p);
+  std::vector<at::Tensor> buffers;
+  for (const auto& t : inputs) buffers.push_back(t.clone());
+  auto combiner = make_gradient_combiner(name, CombinerOptions{/*bucket_bytes=*/40});  // several buckets
+  run_in_process(p, [&](Communicator& comm) { combiner->combine(comm, buffers[static_cast<size_t>(comm.rank())], numels); });
+  at::Tensor want;
+  if (name == "adasum") want = adasum_tree_reference(inputs, numels);
+  else want = at::stack(inputs).sum(0) / (name == "mean" ? p : 1);
+  for (int r = 0; r < p; ++r) {
+    EXPECT_LT((buffers[static_cast<size_t>(r)] - want).abs().max().item<float>(), 2e-5f)
+        << name << ", " << p << " workers, rank " << r;
+    EXPECT_TRUE(at::equal(buffers[static_cast<size_t>(r)], buffers[0])) << "ranks disagree: " << name << " p=" << p;
+  }
+}
+
+TEST(AdasumCombinerTest, InProcessVhddEqualsTheTreeReferenceForEveryWorkerCount) {
+  for (int p = 1; p <= 8; ++p) expect_combined("adasum", p, {7, 130, 1, 45});
+}
+
+TEST(AdasumCombinerTest, BuffersSmallerThanTheWorkerCount) {
+  expect_combined("adasum", 8, {3});
+  expect_combined("adasum", 5, {1, 1});
+}
+
+TEST(AdasumCombinerTest, NonPowerOfTwoFoldsTheHighRanksFirst) {
+  // The documented tree for 3 workers: Adasum(Adasum(g0, g2), g1).
+  const std::vector<at::Tensor> g = worker_buffers(3, 20, 9);
+  const at::Tensor want = adasum(adasum(g[0], g[2], {20}), g[1], {20});
+  EXPECT_TRUE(at::allclose(adasum_tree_reference(g, {20}), want));
+}
+
+TEST(AllreduceCombinerTest, MeanAndSumInBuckets) {
+  for (int p : {1, 2, 3, 4}) {
+    expect_combined("mean", p, {7, 130, 1, 45});
+    expect_combined("sum", p, {7, 130, 1, 45});
+  }
+  EXPECT_THROW(make_gradient_combiner("median"), InputError);
+}
+
+TEST(InProcessCommunicatorTest, AFailingRankAbortsTheOthers) {
+  EXPECT_THROW(run_in_process(3,
+                              [](Communicator& comm) {
+                                if (comm.rank() == 1) throw InputError("worker 1 failed");
+                                at::Tensor t = at::ones({4});
+                                comm.allreduce_sum(t);  // would wait forever for rank 1
+                              }),
+               InputError);
+}
+
+TEST(DistEnvironmentTest, ReadsTorchrunOpenMpiAndSlurmConventions) {
+  auto from = [](std::map<std::string, std::string> vars) {
+    return DistEnvironment::from_lookup([vars](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    });
+  };
+  DistEnvironment none = from({});
+  EXPECT_EQ(none.world_size, 1);
+  EXPECT_EQ(none.source, "none");
+  DistEnvironment t = from({{"RANK", "2"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "0"}, {"MASTER_ADDR", "10.0.0.1"},
+                            {"MASTER_PORT", "1234"}, {"SLURM_PROCID", "7"}, {"SLURM_NTASKS", "8"}});
+  EXPECT_EQ(t.source, "torchrun");
+  EXPECT_EQ(t.rank, 2);
+  EXPECT_EQ(t.world_size, 4);
+  EXPECT_EQ(t.local_rank, 0);
+  EXPECT_EQ(t.master_addr, "10.0.0.1");
+  EXPECT_EQ(t.master_port, 1234);
+  DistEnvironment m = from({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
+                            {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}});
+  EXPECT_EQ(m.source, "openmpi");
+  EXPECT_EQ(m.rank, 1);
+  EXPECT_EQ(m.master_addr, "127.0.0.1");
+  EXPECT_EQ(m.master_port, 29500);
+  DistEnvironment s = from({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "1"}});
+  EXPECT_EQ(s.source, "slurm");
+  EXPECT_EQ(s.rank, 3);
+  EXPECT_EQ(s.local_rank, 1);
+
+  auto error_of = [&](std::map<std::string, std::string> vars) -> std::string {
+    try {
+      from(vars);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(error_of({{"RANK", "4"}, {"WORLD_SIZE", "4"}}).find("RANK='4'"), std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "two"}}).find("WORLD_SIZE='two'"), std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}}).find("WORLD_SIZE is not set"), std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"MASTER_PORT", "99999"}}).find("MASTER_PORT"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pacer

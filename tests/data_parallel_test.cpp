@@ -1,0 +1,227 @@
+// Data parallelism across real processes over c10d Gloo on loopback: the distributed combiners
+// against the in-process tree reference (2, 3 and 4 ranks), `pacer launch` runs equal to
+// virtual-worker runs, a killed rank makes the others fail within the collective timeout, a rank
+// with different initial parameters is refused, and launch stops the others when one fails.
+#include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "dist/adasum.h"
+#include "dist/c10d_communicator.h"
+#include "dist/gradient_combiner.h"
+#include "support/cli_runner.h"
+
+namespace pacer {
+namespace {
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Starts `command` through the shell with extra environment variables; output to `log`.
+pid_t start(const std::string& command, const std::vector<std::string>& env, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    const std::string full = "exec " + command + " >'" + log + "' 2>&1";
+    execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::vector<std::string> rank_env(int rank, int world, int port) {
+  return {"RANK=" + std::to_string(rank), "WORLD_SIZE=" + std::to_string(world), "LOCAL_RANK=" + std::to_string(rank),
+          "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port)};
+}
+
+std::vector<at::Tensor> worker_buffers(int p, int64_t total, uint64_t seed) {
+  at::manual_seed(seed);
+  const at::Tensor common = at::randn({total});
+  std::vector<at::Tensor> out;
+  for (int r = 0; r < p; ++r) out.push_back(common + 0.7 * at::randn({total}));
+  return out;
+}
+
+// One rank of DistributedCombinerTest: runs only when started by it (PACER_TEST_COMBINE set).
+TEST(DistributedRank, CombinesLikeTheReference) {
+  const char* which = std::getenv("PACER_TEST_COMBINE");
+  if (!which) GTEST_SKIP() << "a rank of DistributedCombinerTest, started by it";
+  const DistEnvironment env = DistEnvironment::from_environment();
+  C10dCommunicator comm(env, {"gloo", std::chrono::seconds(30)});
+  const std::vector<int64_t> numels = {1001, 7, 50000, 3};  // odd sizes: halves cut through tensors
+  const std::vector<at::Tensor> inputs = worker_buffers(env.world_size, 51011, 42);
+  at::Tensor mine = inputs[static_cast<size_t>(env.rank)].clone();
+  make_gradient_combiner(which)->combine(comm, mine, numels);
+  const at::Tensor want = std::string(which) == "adasum" ? adasum_tree_reference(inputs, numels)
+                                                          : at::stack(inputs).mean(0);
+  EXPECT_LT((mine - want).abs().max().item<float>(), 1e-5f) << which << " rank " << env.rank;
+}
+
+class DataParallelTest : public testing::CliFixture {};
+
+TEST_F(DataParallelTest, GlooCombinersEqualTheInProcessReference) {
+  for (const char* combine : {"adasum", "mean"}) {
+    for (int world : {2, 3, 4}) {
+      const int port = free_port();
+      std::vector<pid_t> pids;
+      for (int r = 0; r < world; ++r) {
+        auto env = rank_env(r, world, port);
+        env.push_back(std::string("PACER_TEST_COMBINE=") + combine);
+        pids.push_back(start("/proc/" + std::to_string(getpid()) + "/exe --gtest_filter=DistributedRank.*", env,
+                             dir_ + "/rank" + std::to_string(r) + ".log"));
+      }
+      for (int r = 0; r < world; ++r) {
+        EXPECT_EQ(wait_exit(pids[static_cast<size_t>(r)]), 0)
+            << combine << ", " << world << " ranks, rank " << r << ":\n"
+            << testing::read_file(dir_ + "/rank" + std::to_string(r) + ".log");
+      }
+    }
+  }
+}
+
+// Columns of eval_measurements.csv by name, one vector per eval.
+std::map<std::string, std::vector<double>> read_evals(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::stringstream header(line);
+  for (std::string name; std::getline(header, name, ',');) names.push_back(name);
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::string cell;
+    for (size_t i = 0; std::getline(row, cell, ',') && i < names.size(); ++i) columns[names[i]].push_back(std::stod(cell));
+  }
+  return columns;
+}
+
+TEST_F(DataParallelTest, ProcessesEqualVirtualWorkers) {
+  struct Case {
+    int workers;
+    std::string combine;
+  };
+  for (const Case& c : {Case{2, "--combine adasum"}, Case{3, "--combine mean"}, Case{4, "--combine adasum --adasum-mode delta"}}) {
+    const std::string run = "run -w synthetic_regression -a momentum --batch-size 48 --max-steps 40 --eval-every 20 "
+                            "--budget 1000 --threads 1 -q --set learning_rate=0.01 " + c.combine;
+    const std::string dp = dir_ + "/dp" + std::to_string(c.workers), virt = dir_ + "/v" + std::to_string(c.workers);
+    const auto launched = pacer("launch -n " + std::to_string(c.workers) + " -- '" + PACER_BINARY + "' " + run +
+                                " --out '" + dp + "'");
+    ASSERT_EQ(launched.code, 0) << launched.out << launched.err;
+    const auto single = pacer(run + " --virtual-workers " + std::to_string(c.workers) + " --out '" + virt + "'");
+    ASSERT_EQ(single.code, 0) << single.out << single.err;
+    const auto a = read_evals(dp + "/eval_measurements.csv"), b = read_evals(virt + "/eval_measurements.csv");
+    ASSERT_EQ(a.at("global_step").size(), 3u);
+    ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+    for (const char* column : {"train/loss", "validation/loss", "test/loss"}) {
+      for (size_t i = 0; i < a.at(column).size(); ++i) {
+        EXPECT_NEAR(a.at(column)[i], b.at(column)[i], 1e-4 * std::abs(b.at(column)[i]))
+            << c.combine << " " << c.workers << " workers, " << column << " at eval " << i;
+      }
+    }
+    // The runs trained: the loss moved.
+    EXPECT_LT(a.at("validation/loss").back(), a.at("validation/loss").front()) << c.combine;
+    // Only rank 0 wrote the trial folder; the others said how they ended.
+    EXPECT_NE(launched.out.find("[rank 1] rank 1: finished after 40 steps (max_steps)"), std::string::npos) << launched.out;
+  }
+}
+
+TEST_F(DataParallelTest, AKilledRankMakesTheOthersFailWithinTheTimeout) {
+  const int world = 3, port = free_port();
+  std::vector<pid_t> pids;
+  for (int r = 0; r < world; ++r) {
+    pids.push_back(start("'" + std::string(PACER_BINARY) +
+                             "' run -w synthetic_regression -a sgd --set learning_rate=0.05 --batch-size 48 --max-steps 100000000 --eval-every 200 --budget 100000 "
+                             "--ignore-targets --threads 1 --combine adasum --dist-timeout 20",
+                         rank_env(r, world, port), dir_ + "/rank" + std::to_string(r) + ".log"));
+  }
+  // Wait until rank 0 has logged an eval: the ranks are training together.
+  const auto started = std::chrono::steady_clock::now();
+  while (testing::read_file(dir_ + "/rank0.log").find("eval step 200") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(90))
+        << testing::read_file(dir_ + "/rank0.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(pids[1], SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  EXPECT_NE(wait_exit(pids[0]), 0);
+  EXPECT_NE(wait_exit(pids[2]), 0);
+  EXPECT_EQ(wait_exit(pids[1]), 128 + SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - killed, std::chrono::seconds(30));
+  const std::string rank0 = testing::read_file(dir_ + "/rank0.log");
+  EXPECT_NE(rank0.find("rank 0: "), std::string::npos) << rank0;
+  EXPECT_NE(rank0.find("failed"), std::string::npos) << rank0;
+}
+
+TEST_F(DataParallelTest, RanksWithDifferentInitialParametersAreRefused) {
+  const int port = free_port();
+  std::vector<pid_t> pids;
+  for (int r = 0; r < 2; ++r) {
+    pids.push_back(start("'" + std::string(PACER_BINARY) + "' run -w synthetic_regression -a sgd --max-steps 5 -q --seed " +
+                             std::to_string(r + 1),
+                         rank_env(r, 2, port), dir_ + "/rank" + std::to_string(r) + ".log"));
+  }
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(wait_exit(pids[static_cast<size_t>(r)]), 0);
+    const std::string log = testing::read_file(dir_ + "/rank" + std::to_string(r) + ".log");
+    EXPECT_NE(log.find("initial parameters differ"), std::string::npos) << log;
+  }
+}
+
+TEST_F(DataParallelTest, LaunchStopsTheOthersWhenOneFails) {
+  const auto start_time = std::chrono::steady_clock::now();
+  const auto r = pacer("launch -n 3 --grace 2 -- sh -c 'echo hello from $RANK of $WORLD_SIZE; "
+                       "if [ \"$RANK\" = 1 ]; then exit 3; fi; sleep 60'");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(20));
+  EXPECT_NE(r.out.find("[rank 1] hello from 1 of 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[rank 2] hello from 2 of 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("rank 1 exited with status 3; stopping the other ranks"), std::string::npos) << r.err;
+
+  const auto ok = pacer("launch -n 2 -- sh -c 'echo rank $RANK port $MASTER_PORT'");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  const auto missing = pacer("launch -n 2 -- /nonexistent/program");
+  EXPECT_NE(missing.code, 0);
+}
+
+TEST_F(DataParallelTest, BadDataParallelOptionsAreInputErrors) {
+  auto r = pacer("run -w synthetic_regression -a sgd --combine median --max-steps 2 -q");
+  EXPECT_EQ(r.code, 2);
+  r = pacer("run -w synthetic_regression -a sgd --combine mean --virtual-workers 5 --max-steps 2 -q");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("does not split into 5"), std::string::npos) << r.err;
+  r = pacer("run -w synthetic_regression -a sgd --combine mean --adasum-mode delta --max-steps 2 -q");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--adasum-mode delta needs --combine adasum"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacer
