@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "dist/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
 #include "scale/scaling_study.h"
 #include "store/study_store.h"
@@ -33,6 +34,8 @@ struct ScaleArgs {
   uint64_t seed = 0, sampler_seed = 0;
   double perfect = 0.8, maximal = 0.2;
   bool quiet = false, all_splits = false;
+  std::string combine, adasum_mode = "gradient";
+  int virtual_workers = 1;
 };
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -93,6 +96,12 @@ Action add_scale_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   app.add_option("--evals", a->evals, "Evaluations per trial (every budget/evals steps)")->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--combine", a->combine,
+                 "Data-parallel combiners to compare, e.g. mean,adasum (one series per algorithm and combiner)");
+  app.add_option("--virtual-workers", a->virtual_workers, "Virtual workers per step for --combine")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--adasum-mode", a->adasum_mode, "gradient or delta (see pacer run --help)")
+      ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();
   app.add_flag("--eval-all-splits", a->all_splits,
                "Evaluate train, validation and test at every eval (default: only the goal's split)");
   app.add_option("--noise-scale", a->noise_scale, "Log the gradient noise scale at every eval, from this many shards")
@@ -141,16 +150,31 @@ Action add_scale_command(CLI::App& app) {
       }
     }
 
+    std::vector<std::string> combines = split(a->combine, ',');
+    for (const auto& c : combines) make_gradient_combiner(c);  // InputError naming an unknown one
+    if (combines.empty()) {
+      if (a->virtual_workers > 1) throw InputError("--virtual-workers needs --combine");
+      combines.push_back("");
+    }
+    if (a->adasum_mode == "delta" && a->combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
+    for (int64_t b : batch_sizes) {
+      if (b % a->virtual_workers != 0) {
+        throw InputError("--virtual-workers " + std::to_string(a->virtual_workers) + ": batch size " +
+                         std::to_string(b) + " does not split into that many equal shards");
+      }
+    }
+
     std::vector<SweepSpec> sweeps;
     for (size_t i = 0; i < algorithms.size(); ++i) {
       const std::string space_file = a->spaces.empty() ? "spaces/" + algorithms[i] + ".json" : a->spaces[i];
       const SearchSpace space = SearchSpace::from_json_file(space_file);
+      for (const std::string& combine : combines)
       for (int64_t b : batch_sizes) {
         SweepSpec s;
         // One experiment per (series, batch size): names and log folders stay distinct; the
         // analysis groups experiments by the part before '@'.
-        s.experiment = (a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i]) + "@b" +
-                       std::to_string(b);
+        s.experiment = (a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i]) +
+                       (combine.empty() ? "" : "+" + combine) + "@b" + std::to_string(b);
         s.workload = a->workload;
         s.algorithm = algorithms[i];
         s.space = space;
@@ -169,6 +193,9 @@ Action add_scale_command(CLI::App& app) {
         s.settings.goal = TrainingGoal{goal.metric, goal.value, goal.higher_is_better};
         s.settings.noise_scale_shards = a->noise_scale;
         if (!a->all_splits) s.settings.eval_splits = {goal_split};
+        s.settings.combine = combine;
+        s.settings.virtual_workers = a->virtual_workers;
+        s.settings.combine_deltas = a->adasum_mode == "delta";
         validate_sweep(s);
         sweeps.push_back(s);
       }

@@ -69,6 +69,11 @@ std::string TrialSettings::to_json() const {
   // Written only when set, so the identities of earlier studies stay as they were.
   if (noise_scale_shards > 0) j["noise_scale_shards"] = noise_scale_shards;
   if (goal) j["goal"] = {{"metric", goal->metric}, {"value", goal->value}, {"higher_is_better", goal->higher_is_better}};
+  if (!combine.empty()) {
+    j["combine"] = combine;
+    j["virtual_workers"] = virtual_workers;
+    j["combine_deltas"] = combine_deltas;
+  }
   if (!eval_splits.empty()) {
     auto& splits = j["eval_splits"] = nlohmann::ordered_json::array();
     for (EvalSplit split : eval_splits) splits.push_back(to_string(split));
@@ -94,6 +99,11 @@ TrialSettings TrialSettings::from_json(const std::string& text) {
       const auto& g = j.at("goal");
       s.goal = TrainingGoal{g.at("metric").get<std::string>(), g.at("value").get<double>(),
                             g.at("higher_is_better").get<bool>()};
+    }
+    if (j.contains("combine")) {
+      s.combine = j.at("combine").get<std::string>();
+      s.virtual_workers = j.at("virtual_workers").get<int>();
+      s.combine_deltas = j.at("combine_deltas").get<bool>();
     }
     if (j.contains("eval_splits")) {
       for (const auto& name : j.at("eval_splits")) s.eval_splits.push_back(parse_eval_split(name.get<std::string>()));

@@ -33,6 +33,9 @@ struct TrialSettings {
   int noise_scale_shards = 0;                // > 0: log train/noise_scale at every eval
   std::optional<TrainingGoal> goal;          // stop at the first eval strictly better
   std::vector<EvalSplit> eval_splits;        // empty: all three
+  std::string combine;                       // non-empty: data-parallel combiner (mean, sum, adasum)
+  int virtual_workers = 1;                   // shards per step, combined by `combine`
+  bool combine_deltas = false;               // --adasum-mode delta
 
   std::string to_json() const;
   static TrialSettings from_json(const std::string& text);  // Error naming the field

@@ -16,6 +16,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "dist/gradient_combiner.h"
 #include "train/trial_runner.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
@@ -188,6 +189,13 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     trial_options.noise_scale_shards = settings.noise_scale_shards;
     trial_options.eval_splits = settings.eval_splits;
     trial_options.goal = settings.goal;
+    if (!settings.combine.empty()) {  // virtual workers inside this worker process
+      auto plan = std::make_shared<DataParallelPlan>();
+      plan->combiner = make_gradient_combiner(settings.combine);
+      plan->virtual_workers = settings.virtual_workers;
+      plan->combine_deltas = settings.combine_deltas;
+      trial_options.data_parallel = plan;
+    }
     if (!options.out_dir.empty()) {
       trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
       // A re-run starts from a clean folder: no rows of the attempt that was killed.

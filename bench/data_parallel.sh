@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Data-parallel costs, each measured against its peer in the same run:
+#  (1) one Adasum reduction vs one mean allreduce of the same buffers (1M, 10M, 50M floats in
+#      transformer-shaped tensors), P local processes over c10d Gloo (bench_adasum_allreduce under
+#      `pacer launch`). Goal: Adasum median <= 1.3x the mean allreduce median.
+#  (2) the overhead of K virtual workers: the submission time per step of `pacer run` on
+#      fmnist_mlp at one global batch, plain vs --virtual-workers K with --combine mean and adasum,
+#      runs interleaved over ROUNDS rounds.
+#
+#   bench/data_parallel.sh [BUILD_DIR=build] [OUT_DIR=runs/bench-dp]
+#   env: PROCESSES (4), SIZES (1M,10M,50M), K (8), BATCH (4096), STEPS (100), ROUNDS (3), THREADS (1)
+set -euo pipefail
+BUILD_DIR=${1:-build}
+OUT_DIR=${2:-runs/bench-dp}
+PROCESSES=${PROCESSES:-4}
+SIZES=${SIZES:-1M,10M,50M}
+K=${K:-8}
+BATCH=${BATCH:-4096}
+STEPS=${STEPS:-100}
+ROUNDS=${ROUNDS:-3}
+THREADS=${THREADS:-1}
+PACER=$BUILD_DIR/pacer
+BENCH=$BUILD_DIR/bench/bench_adasum_allreduce
+for exe in "$PACER" "$BENCH"; do
+  [[ -x $exe ]] || { echo "data_parallel.sh: $exe not found; build it first" >&2; exit 2; }
+done
+mkdir -p "$OUT_DIR"
+
+echo "== (1) Adasum vs mean allreduce, $PROCESSES processes over Gloo"
+"$PACER" launch -n "$PROCESSES" -- "$BENCH" --sizes "$SIZES" --json "$OUT_DIR/collectives.json"
+
+echo "== (2) virtual workers: fmnist_mlp, global batch $BATCH, $STEPS steps, K=$K, $ROUNDS rounds"
+for round in $(seq 1 "$ROUNDS"); do
+  for mode in plain mean adasum; do
+    extra=()
+    [[ $mode != plain ]] && extra=(--combine "$mode" --virtual-workers "$K")
+    dir="$OUT_DIR/vw/$mode-$round"
+    rm -rf "$dir"
+    "$PACER" run -w fmnist_mlp -a momentum --batch-size "$BATCH" --max-steps "$STEPS" --eval-every "$STEPS" \
+      --ignore-targets --threads "$THREADS" -q "${extra[@]}" --out "$dir" >/dev/null
+  done
+done
+
+/usr/bin/python3 - "$OUT_DIR" "$ROUNDS" "$K" "$BATCH" <<'PY'
+import json, statistics, sys
+out, rounds, k, batch = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+per_step = {}
+for mode in ("plain", "mean", "adasum"):
+    for r in range(1, rounds + 1):
+        t = json.load(open(f"{out}/vw/{mode}-{r}/trial.json"))
+        per_step.setdefault(mode, []).append(1e3 * t["accumulated_submission_time"] / t["steps"])
+summary = {m: {"min": min(v), "median": statistics.median(v), "max": max(v)} for m, v in per_step.items()}
+base = summary["plain"]["median"]
+for m in ("mean", "adasum"):
+    summary[m]["ratio_to_plain_median"] = summary[m]["median"] / base
+print(f"per-step submission time, ms (min / median / max over {rounds} rounds), global batch {batch}, K={k}:")
+for m, s in summary.items():
+    extra = f"  x{s['ratio_to_plain_median']:.3f} of one big-batch step" if "ratio_to_plain_median" in s else ""
+    print(f"  {m:7s} {s['min']:8.2f} {s['median']:8.2f} {s['max']:8.2f}{extra}")
+json.dump({"batch_size": int(batch), "virtual_workers": int(k), "per_step_ms": summary},
+          open(f"{out}/virtual_workers.json", "w"), indent=2)
+col = json.load(open(f"{out}/collectives.json"))
+print(f"Adasum / mean allreduce (medians), {col['processes']} processes over {col['backend']}:")
+for row in col["rows"]:
+    print(f"  {row['floats']:>10d} floats: {row['ratio_median']:.3f} (goal <= 1.3)")
+PY
