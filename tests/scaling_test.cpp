@@ -7,10 +7,14 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
+#include <algorithm>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "scale/eval_schedule.h"
 #include "scale/scaling_analysis.h"
 #include "scale/steps_to_result.h"
 #include "support/cli_runner.h"
@@ -96,6 +100,26 @@ TEST(ScalingAnalysisTest, BootstrapIntervalCoversTheTrueValueOnNoisyTrials) {
   EXPECT_GT(interval->b_crit_high, interval->fit.b_crit);
 }
 
+TEST(EvalScheduleTest, GeometricStepsEndAtTheBudgetWithConstantRelativeSpacing) {
+  const std::vector<int64_t> steps = geometric_eval_steps(4000, 60);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.front(), 1);
+  EXPECT_EQ(steps.back(), 4000);
+  EXPECT_LE(steps.size(), 60u);
+  EXPECT_GT(steps.size(), 45u);  // only the smallest steps merge when rounded
+  for (size_t i = 1; i < steps.size(); ++i) {
+    EXPECT_GT(steps[i], steps[i - 1]);
+    // Past the first few, consecutive evals differ by about 4000^(1/60) = 1.148.
+    if (steps[i - 1] >= 50) {
+      EXPECT_NEAR(static_cast<double>(steps[i]) / static_cast<double>(steps[i - 1]), 1.148, 0.03) << steps[i];
+    }
+  }
+  EXPECT_EQ(geometric_eval_steps(1, 10), std::vector<int64_t>{1});
+  EXPECT_EQ(geometric_eval_steps(100, 1), std::vector<int64_t>{100});
+  EXPECT_THROW(geometric_eval_steps(0, 10), InputError);
+  EXPECT_THROW(geometric_eval_steps(100, 0), InputError);
+}
+
 TEST(NoiseScaleTest, TwoBatchEstimatorRecoversTraceOverGradientNormSquared) {
   // Per-example gradients ~ N(G, sigma^2 I) in d dimensions: tr(Sigma) = d sigma^2.
   const int d = 20, shards = 4, per_shard = 8;
@@ -166,10 +190,73 @@ TEST_F(ScaleCliTest, SyntheticStudyShowsAllThreeRegimesAndBcritMatchesTheNoiseSc
   auto again = pacer(args);
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.out, r.out);
+  // `pacer report` renders the folder again from scaling.json alone.
+  std::filesystem::remove(dir_ + "/out/report.html");
+  auto page = pacer("report '" + dir_ + "/out'");
+  ASSERT_EQ(page.code, 0) << page.err;
+  const std::string html = testing::read_file(dir_ + "/out/report.html");
+  EXPECT_NE(html.find("id=\"steps-vs-batch-size\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"learning-rate-vs-batch-size\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"critical-batch\""), std::string::npos);
+  EXPECT_NE(html.find("maximal data parallelism"), std::string::npos);
   // Bad input exits 2 naming the culprit.
   auto bad = pacer("scale -w synthetic_regression -a sgd --batch-sizes 64:8 --max-steps 10 --store '" + dir_ + "/x.db'");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--batch-sizes"), std::string::npos) << bad.err;
+}
+
+// Combiners as series: with 2 virtual workers, mean and Adasum each get their own curve; log-spaced
+// evals; a corrupt scaling.json is an input error for `pacer report`.
+TEST_F(ScaleCliTest, CombinersAreSeriesAndReportRejectsACorruptStudy) {
+  const std::string args = "scale -w synthetic_regression -a sgd --space '" + std::string(PACER_SOURCE_DIR) +
+                           "/spaces/sgd_scaling.json' --batch-sizes 8,32 --trials 2 --max-steps 200 --evals 20 "
+                           "--eval-spacing log --goal 0.5 --combine mean,adasum --virtual-workers 2 --threads 1 -q "
+                           "--store '" + dir_ + "/c.db' --out '" + dir_ + "/c'";
+  auto r = pacer(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(testing::read_file(dir_ + "/c/scaling.json"));
+  ASSERT_EQ(report["series"].size(), 2u) << report.dump();
+  EXPECT_EQ(report["series"][0]["name"], "sgd+mean");
+  EXPECT_EQ(report["series"][1]["name"], "sgd+adasum");
+  for (const auto& series : report["series"]) {
+    for (const auto& row : series["batch_sizes"]) EXPECT_EQ(row["trials"], 2);
+  }
+  // Log spacing: every logged eval is at a geometric step (or step 1, always evaluated).
+  const std::vector<int64_t> schedule = geometric_eval_steps(200, 20);
+  int csv_files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/c/logs")) {
+    if (entry.path().filename() != "eval_measurements.csv") continue;
+    ++csv_files;
+    std::istringstream lines(testing::read_file(entry.path().string()));
+    std::string header, line;
+    std::getline(lines, header);
+    size_t column = 0;
+    for (size_t pos = 0, next; pos <= header.size(); pos = next + 1, ++column) {
+      next = std::min(header.find(',', pos), header.size());
+      if (header.substr(pos, next - pos) == "global_step") break;
+    }
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      std::string field;
+      for (size_t c = 0; c <= column; ++c) std::getline(fields, field, ',');
+      const int64_t step = std::stoll(field);
+      EXPECT_TRUE(step == 1 || std::binary_search(schedule.begin(), schedule.end(), step)) << step << " in " << entry.path();
+    }
+  }
+  EXPECT_EQ(csv_files, 8);  // 2 series x 2 batch sizes x 2 trials
+  auto bad_k = pacer("scale -w synthetic_regression -a sgd --batch-sizes 6,8 --combine mean --virtual-workers 4 "
+                     "--max-steps 10 --store '" + dir_ + "/k.db'");
+  EXPECT_EQ(bad_k.code, 2);
+  EXPECT_NE(bad_k.err.find("--virtual-workers"), std::string::npos) << bad_k.err;
+  auto bad_c = pacer("scale -w synthetic_regression -a sgd --batch-sizes 8,16 --combine median --max-steps 10 --store '" +
+                     dir_ + "/k.db'");
+  EXPECT_EQ(bad_c.code, 2);
+  EXPECT_NE(bad_c.err.find("median"), std::string::npos) << bad_c.err;
+
+  std::ofstream(dir_ + "/c/scaling.json") << "{\"workload\": \"x\"";
+  auto corrupt = pacer("report '" + dir_ + "/c'");
+  EXPECT_EQ(corrupt.code, 2);
+  EXPECT_NE(corrupt.err.find("scaling.json"), std::string::npos) << corrupt.err;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "dist/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
+#include "scale/eval_schedule.h"
 #include "scale/scaling_study.h"
 #include "store/study_store.h"
 #include "tune/sweep.h"
@@ -34,6 +35,7 @@ struct ScaleArgs {
   uint64_t seed = 0, sampler_seed = 0;
   double perfect = 0.8, maximal = 0.2;
   bool quiet = false, all_splits = false;
+  std::string eval_spacing = "linear";
   std::string combine, adasum_mode = "gradient";
   int virtual_workers = 1;
 };
@@ -75,7 +77,7 @@ std::vector<int64_t> parse_batch_sizes(const std::string& text) {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
   }
-  if (out.size() < 2) throw InputError("--batch-sizes: a scaling study needs at least two batch sizes");
+  if (out.empty()) throw InputError("--batch-sizes: no batch size in '" + text + "'");
   return out;
 }
 
@@ -102,6 +104,10 @@ Action add_scale_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--adasum-mode", a->adasum_mode, "gradient or delta (see pacer run --help)")
       ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();
+  app.add_option("--eval-spacing", a->eval_spacing,
+                 "linear: every budget/evals steps; log: geometrically spaced (the same relative resolution of "
+                 "steps-to-result at every batch size)")
+      ->check(CLI::IsMember({"linear", "log"}))->capture_default_str();
   app.add_flag("--eval-all-splits", a->all_splits,
                "Evaluate train, validation and test at every eval (default: only the goal's split)");
   app.add_option("--noise-scale", a->noise_scale, "Log the gradient noise scale at every eval, from this many shards")
@@ -151,6 +157,10 @@ Action add_scale_command(CLI::App& app) {
     }
 
     std::vector<std::string> combines = split(a->combine, ',');
+    // One batch size is a comparison of series (algorithms or combiners), not a scaling curve.
+    if (batch_sizes.size() < 2 && algorithms.size() * std::max<size_t>(1, combines.size()) < 2) {
+      throw InputError("--batch-sizes: a scaling study of one series needs at least two batch sizes");
+    }
     for (const auto& c : combines) make_gradient_combiner(c);  // InputError naming an unknown one
     if (combines.empty()) {
       if (a->virtual_workers > 1) throw InputError("--virtual-workers needs --combine");
@@ -187,7 +197,11 @@ Action add_scale_command(CLI::App& app) {
         s.settings.data_dir = a->data_dir;
         s.settings.batch_size = b;
         s.settings.max_steps = budget;
-        s.settings.eval_every_steps = std::max<int64_t>(1, budget / a->evals);
+        if (a->eval_spacing == "log") {
+          s.settings.eval_at_steps = geometric_eval_steps(budget, a->evals);
+        } else {
+          s.settings.eval_every_steps = std::max<int64_t>(1, budget / a->evals);
+        }
         s.settings.time_budget = 1e9;  // the budget is in steps here
         s.settings.stop_at_targets = false;
         s.settings.goal = TrainingGoal{goal.metric, goal.value, goal.higher_is_better};

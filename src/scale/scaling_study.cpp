@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/error.h"
 #include "report/svg_chart.h"
+#include "scale/scaling_page.h"
 #include "tune/sweep.h"
 
 namespace pacer {
@@ -198,35 +200,76 @@ nlohmann::ordered_json report_json(const ScalingReport& report) {
   return j;
 }
 
-std::string plot_svg(const ScalingReport& report) {
-  LineChart chart;
-  chart.id = "steps-vs-batch-size";
-  chart.title = "Steps to result vs batch size (log2 axes)";
-  chart.x_label = "log2(batch size)";
-  chart.y_label = "log2(steps to " + report.goal.metric + ")";
-  std::optional<std::pair<double, double>> anchor;
-  double x_max = 0;
-  for (size_t i = 0; i < report.series.size(); ++i) {
-    const auto& s = report.series[i];
-    ChartSeries line{s.name, palette_color(i), {}, false};
-    for (const auto& b : s.batch_sizes) {
-      x_max = std::max(x_max, std::log2(static_cast<double>(b.batch_size)));
-      if (!b.result.steps) continue;
-      const double x = std::log2(static_cast<double>(b.batch_size)), y = std::log2(static_cast<double>(*b.result.steps));
-      line.points.emplace_back(x, y);
-      if (!anchor) anchor = std::make_pair(x, y);
-    }
-    chart.series.push_back(line);
+ScalingRegime parse_regime(const std::string& text) {
+  for (ScalingRegime r : {ScalingRegime::perfect, ScalingRegime::diminishing, ScalingRegime::maximal}) {
+    if (text == to_string(r)) return r;
   }
-  if (anchor) {
-    // Perfect scaling through the first measured point: slope -1 in log-log.
-    ChartSeries perfect{"perfect scaling", "#999999", {*anchor, {x_max, anchor->second - (x_max - anchor->first)}}, false};
-    chart.series.push_back(perfect);
-  }
-  return chart.render();
+  return ScalingRegime::unknown;
+}
+
+template <class T>
+std::optional<T> optional_of(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
 }
 
 }  // namespace
+
+ScalingReport scaling_report_from_json(const std::string& text, const std::string& origin) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) throw InputError(origin + ": not valid JSON");
+  ScalingReport report;
+  try {
+    report.workload = j.at("workload").get<std::string>();
+    const auto& g = j.at("goal");
+    report.goal = {g.at("metric").get<std::string>(), g.at("value").get<double>(), g.at("higher_is_better").get<bool>()};
+    report.thresholds = {j.at("thresholds").at("perfect").get<double>(), j.at("thresholds").at("maximal").get<double>()};
+    for (const auto& sj : j.at("series")) {
+      ScalingSeries s;
+      s.name = sj.at("name").get<std::string>();
+      s.algorithm = sj.at("algorithm").get<std::string>();
+      for (const auto& r : sj.at("batch_sizes")) {
+        BatchSizeResult b;
+        b.batch_size = r.at("batch_size").get<int64_t>();
+        b.step_budget = r.at("step_budget").get<int64_t>();
+        b.result.steps = optional_of<int64_t>(r, "steps_to_result");
+        b.result.trial_id = optional_of<int64_t>(r, "best_trial");
+        b.result.trials = r.at("trials").get<int>();
+        b.result.diverged = r.at("diverged").get<int>();
+        b.result.reached = r.at("reached").get<int>();
+        b.pending = r.at("pending").get<int>();
+        if (!r.at("best_hyperparameters").is_null()) b.best_hparams = r.at("best_hyperparameters").dump();
+        b.noise_scale = optional_of<double>(r, "noise_scale");
+        ScalingPoint p;
+        p.batch_size = b.batch_size;
+        p.steps = b.result.steps;
+        p.efficiency = optional_of<double>(r, "efficiency");
+        p.regime = parse_regime(r.at("regime").get<std::string>());
+        s.batch_sizes.push_back(b);
+        s.points.push_back(p);
+      }
+      if (sj.contains("fit")) {
+        const auto& f = sj.at("fit");
+        CriticalBatchInterval fit;
+        fit.fit.s_min = f.at("s_min").get<double>();
+        fit.fit.b_crit = f.at("b_crit").get<double>();
+        fit.fit.rms_log_error = f.at("rms_log_error").get<double>();
+        fit.b_crit_low = f.at("b_crit_low").get<double>();
+        fit.b_crit_high = f.at("b_crit_high").get<double>();
+        fit.s_min_low = f.at("s_min_low").get<double>();
+        fit.s_min_high = f.at("s_min_high").get<double>();
+        fit.resamples = f.at("resamples").get<int>();
+        s.fit = fit;
+      }
+      s.noise_scale = optional_of<double>(sj, "noise_scale");
+      report.series.push_back(s);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(origin + ": not a scaling study (" + std::string(e.what()) + ")");
+  }
+  return report;
+}
+
 
 void write_scaling_outputs(const ScalingReport& report, const std::string& dir) {
   create_directories(dir);
@@ -247,15 +290,9 @@ void write_scaling_outputs(const ScalingReport& report, const std::string& dir) 
     }
   }
   write_file_atomic(dir + "/scaling.csv", csv.str());
-  const std::string svg = plot_svg(report);
+  const std::string svg = scaling_plot_svg(report);
   write_file_atomic(dir + "/steps_vs_batch_size.svg", svg);
-  std::ostringstream html;
-  html << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Pacer scaling study: " << xml_escape(report.workload)
-       << "</title><style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{background:#f6f6f6;"
-          "padding:1em;overflow-x:auto}</style></head><body><h1>Batch-size scaling: "
-       << xml_escape(report.workload) << "</h1>" << svg << "<h2>Table</h2><pre id=\"scaling-table\">"
-       << xml_escape(scaling_table_text(report)) << "</pre></body></html>\n";
-  write_file_atomic(dir + "/report.html", html.str());
+  write_file_atomic(dir + "/report.html", render_scaling_html(report));
 }
 
 }  // namespace pacer

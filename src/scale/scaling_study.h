@@ -57,6 +57,9 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
                                  int bootstrap_resamples = 500);
 
 std::string scaling_table_text(const ScalingReport& report);
+// The report back from the scaling.json it was written to (`pacer report DIR`); InputError
+// naming `origin` when the text is not such a file.
+ScalingReport scaling_report_from_json(const std::string& text, const std::string& origin);
 // scaling.json, scaling.csv, steps_vs_batch_size.svg and report.html in `dir`.
 void write_scaling_outputs(const ScalingReport& report, const std::string& dir);
 

@@ -110,7 +110,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
     writer->write_hparams(resolved ? *resolved : Hyperparameters{});
     TrialMetadata meta{spec, algorithm.name(), options.seed, device.str(), num_threads(), result.batch_size,
                        result.time_budget,
-                       options.eval_every_steps > 0 ? "every " + std::to_string(options.eval_every_steps) + " steps"
+                       !options.eval_at_steps.empty()
+                           ? std::to_string(options.eval_at_steps.size()) + " given steps up to " +
+                                 std::to_string(options.eval_at_steps.back())
+                       : options.eval_every_steps > 0 ? "every " + std::to_string(options.eval_every_steps) + " steps"
                                                     : "every " + std::to_string(spec.eval_period_sec) + " s",
                        !hparams.has_value()};
     writer->write_metadata(meta);
@@ -200,8 +203,10 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
       double loss = update.loss.defined() ? update.loss.item<double>() : 0.0;
       bool eval_due =
           state.step == 1 || training_complete || (options.max_steps > 0 && state.step >= options.max_steps) ||
-          (options.eval_every_steps > 0 ? state.step % options.eval_every_steps == 0
-                                        : step_end - state.last_eval_time >= spec.eval_period_sec);
+          (!options.eval_at_steps.empty()
+               ? std::binary_search(options.eval_at_steps.begin(), options.eval_at_steps.end(), state.step)
+           : options.eval_every_steps > 0 ? state.step % options.eval_every_steps == 0
+                                          : step_end - state.last_eval_time >= spec.eval_period_sec);
       if (comm) {  // one small allreduce: the global loss, rank 0's eval clock, anyone's stop request
         const bool stop_here = options.stop_requested && options.stop_requested->load();
         at::Tensor flags = at::tensor({std::isfinite(loss) ? loss : 0.0, std::isfinite(loss) ? 0.0 : 1.0,

@@ -39,6 +39,10 @@ struct TrialOptions {
   std::string device = "auto";
   std::string data_dir;             // empty: $PACER_DATA_DIR or the default
   int64_t eval_every_steps = 0;     // > 0: eval every N steps instead of every eval period
+  // Non-empty (ascending): eval after exactly these steps (and the first and last) instead;
+  // scaling studies space them geometrically, so steps-to-result has the same relative
+  // resolution at every batch size.
+  std::vector<int64_t> eval_at_steps;
   int64_t max_steps = 0;            // > 0: stop after this many steps
   std::optional<int64_t> batch_size;  // overrides the algorithm's choice (scaling studies)
   std::optional<double> time_budget;  // seconds; default: the workload's budget x budget_multiplier

@@ -74,6 +74,7 @@ std::string TrialSettings::to_json() const {
     j["virtual_workers"] = virtual_workers;
     j["combine_deltas"] = combine_deltas;
   }
+  if (!eval_at_steps.empty()) j["eval_at_steps"] = eval_at_steps;
   if (!eval_splits.empty()) {
     auto& splits = j["eval_splits"] = nlohmann::ordered_json::array();
     for (EvalSplit split : eval_splits) splits.push_back(to_string(split));
@@ -105,6 +106,7 @@ TrialSettings TrialSettings::from_json(const std::string& text) {
       s.virtual_workers = j.at("virtual_workers").get<int>();
       s.combine_deltas = j.at("combine_deltas").get<bool>();
     }
+    if (j.contains("eval_at_steps")) s.eval_at_steps = j.at("eval_at_steps").get<std::vector<int64_t>>();
     if (j.contains("eval_splits")) {
       for (const auto& name : j.at("eval_splits")) s.eval_splits.push_back(parse_eval_split(name.get<std::string>()));
     }

@@ -25,6 +25,7 @@ struct TrialSettings {
   std::string device = "auto";
   std::string data_dir;
   int64_t eval_every_steps = 0;
+  std::vector<int64_t> eval_at_steps;        // non-empty: eval after these steps instead
   int64_t max_steps = 0;
   std::optional<int64_t> batch_size;
   std::optional<double> time_budget;

@@ -181,6 +181,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     trial_options.device = settings.device;
     trial_options.data_dir = settings.data_dir;
     trial_options.eval_every_steps = settings.eval_every_steps;
+    trial_options.eval_at_steps = settings.eval_at_steps;
     trial_options.max_steps = settings.max_steps;
     trial_options.batch_size = settings.batch_size;
     trial_options.time_budget = settings.time_budget;
