@@ -102,7 +102,7 @@ Action add_scale_command(CLI::App& app) {
                  "Data-parallel combiners to compare, e.g. mean,adasum (one series per algorithm and combiner)");
   app.add_option("--virtual-workers", a->virtual_workers, "Virtual workers per step for --combine")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--adasum-mode", a->adasum_mode, "gradient or delta (see pacer run --help)")
+  app.add_option("--adasum-mode", a->adasum_mode, "Adasum series: gradient, or delta (local optimizer steps, deltas combined; series name +adasum-delta)")
       ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();
   app.add_option("--eval-spacing", a->eval_spacing,
                  "linear: every budget/evals steps; log: geometrically spaced (the same relative resolution of "
@@ -166,7 +166,10 @@ Action add_scale_command(CLI::App& app) {
       if (a->virtual_workers > 1) throw InputError("--virtual-workers needs --combine");
       combines.push_back("");
     }
-    if (a->adasum_mode == "delta" && a->combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
+    const bool deltas = a->adasum_mode == "delta";
+    if (deltas && std::find(combines.begin(), combines.end(), "adasum") == combines.end()) {
+      throw InputError("--adasum-mode delta needs adasum among --combine");
+    }
     for (int64_t b : batch_sizes) {
       if (b % a->virtual_workers != 0) {
         throw InputError("--virtual-workers " + std::to_string(a->virtual_workers) + ": batch size " +
@@ -184,7 +187,8 @@ Action add_scale_command(CLI::App& app) {
         // One experiment per (series, batch size): names and log folders stay distinct; the
         // analysis groups experiments by the part before '@'.
         s.experiment = (a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i]) +
-                       (combine.empty() ? "" : "+" + combine) + "@b" + std::to_string(b);
+                       (combine.empty() ? "" : "+" + combine) + (deltas && combine == "adasum" ? "-delta" : "") +
+                       "@b" + std::to_string(b);
         s.workload = a->workload;
         s.algorithm = algorithms[i];
         s.space = space;
@@ -209,7 +213,7 @@ Action add_scale_command(CLI::App& app) {
         if (!a->all_splits) s.settings.eval_splits = {goal_split};
         s.settings.combine = combine;
         s.settings.virtual_workers = a->virtual_workers;
-        s.settings.combine_deltas = a->adasum_mode == "delta";
+        s.settings.combine_deltas = deltas && combine == "adasum";  // mean and sum always combine gradients
         validate_sweep(s);
         sweeps.push_back(s);
       }

@@ -47,6 +47,19 @@ void combine_segment(const std::vector<int64_t>& offsets, Segment seg, at::Tenso
 
 }  // namespace
 
+at::Tensor AdasumCombiner::scratch_for(int rank, const at::Tensor& flat, int64_t numel) {
+  at::Tensor* mine = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(scratch_mutex_);
+    mine = &scratch_[rank];
+  }
+  if (!mine->defined() || mine->numel() < numel || mine->scalar_type() != flat.scalar_type() ||
+      mine->device() != flat.device()) {
+    *mine = at::empty({numel}, flat.options());
+  }
+  return mine->narrow(0, 0, numel);
+}
+
 void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::vector<int64_t>& numels) {
   const int p = comm.size(), rank = comm.rank();
   if (p == 1) return;
@@ -66,9 +79,14 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
     return;
   }
   if (rank + q < p) {
-    at::Tensor extra = at::empty_like(flat);
+    at::Tensor extra = scratch_for(rank, flat, flat.numel());
     comm.recv(extra, rank + q, kFoldTag);
-    flat.copy_(adasum(flat, extra, numels));
+    for (size_t t = 0; t < numels.size(); ++t) {  // in place, tensor by tensor
+      at::Tensor mine = flat.narrow(0, offsets[t], numels[t]);
+      const at::Tensor theirs = extra.narrow(0, offsets[t], numels[t]);
+      const auto [ca, cb] = adasum_coefficients(adasum_dots(mine, theirs));
+      adasum_combine(mine, mine, theirs, ca, cb);
+    }
   }
 
   // Reduce-scatter by vector halving, distance doubling.
@@ -76,7 +94,7 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
   const int64_t dots_size = 3 * static_cast<int64_t>(numels.size());
   std::vector<Segment> history;
   Segment seg{0, flat.numel()};
-  at::Tensor theirs_storage = at::empty({(flat.numel() + 1) / 2}, flat.options());
+  at::Tensor theirs_storage = scratch_for(rank, flat, (flat.numel() + 1) / 2);
   for (int d = 1; d < q; d *= 2) {
     const int partner = rank ^ d;
     const bool lower = (rank & d) == 0;

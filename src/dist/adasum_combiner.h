@@ -14,6 +14,9 @@
 //
 //   pacer::AdasumCombiner adasum;
 //   adasum.combine(comm, flat_grads, numels);   // on every rank
+#include <map>
+#include <mutex>
+
 #include "dist/gradient_combiner.h"
 
 namespace pacer {
@@ -22,6 +25,14 @@ class AdasumCombiner : public GradientCombiner {
  public:
   std::string name() const override { return "adasum"; }
   void combine(Communicator& comm, at::Tensor& flat, const std::vector<int64_t>& numels) override;
+
+ private:
+  // Receive buffers, kept between calls (a fresh allocation of half the gradient every step would
+  // page-fault its way through memory on every reduction), one per rank: virtual workers call
+  // combine() on one object from K threads at once.
+  std::mutex scratch_mutex_;
+  std::map<int, at::Tensor> scratch_;  // by rank; map nodes stay put while others are added
+  at::Tensor scratch_for(int rank, const at::Tensor& flat, int64_t numel);
 };
 
 }  // namespace pacer
