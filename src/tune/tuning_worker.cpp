@@ -113,6 +113,8 @@ TrialOutcome outcome_of(const TrialResult& r) {
 
 std::string describe_result(const TrialResult& r) {
   std::ostringstream out;
+  // A scaling trial stops at its goal, not at the workload's target: say which one it met.
+  if (r.stop_reason == "goal_reached") out << "goal reached at step " << r.steps << "; target ";
   out << to_string(r.status);
   if (r.time_to_target) out << " at " << *r.time_to_target << " s (step " << *r.steps_to_target << ")";
   if (r.best_validation) out << ", best validation " << *r.best_validation;
