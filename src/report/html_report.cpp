@@ -1,3 +1,4 @@
+#include "core/format.h"
 #include "report/html_report.h"
 
 #include <cmath>
@@ -30,15 +31,9 @@ ul.notes { font-size: 13px; color: #555; }
 footer { margin-top: 32px; font-size: 12px; color: #888; }
 )";
 
-std::string fmt(const char* format, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
 std::string time_text(const nlohmann::json& v, bool seconds) {
   if (v.is_null()) return "inf";
-  return seconds ? fmt("%.3g s", v.get<double>()) : fmt("%.0f steps", v.get<double>());
+  return seconds ? format_double("%.3g s", v.get<double>()) : format_double("%.0f steps", v.get<double>());
 }
 
 // The <svg> element of a chart file (files are bare SVG elements, so inline them as they are).
@@ -84,10 +79,10 @@ std::string render_report_html(const std::string& dir) {
       const auto& sub = subs[s];
       h << "<tr><td>" << sub.at("rank").get<int>() << "</td><td class=\"name\"><span class=\"swatch\" style=\"background:"
         << palette_color(s) << "\"></span>" << xml_escape(sub.at("name")) << "</td><td>"
-        << fmt("%.4f", sub.at("score").get<double>()) << "</td><td>" << sub.at("reached").get<int>() << "/"
+        << format_double("%.4f", sub.at("score").get<double>()) << "</td><td>" << sub.at("reached").get<int>() << "/"
         << workloads << "</td>";
       if (!reference.empty()) {
-        h << "<td>" << (sub.at("speedup").is_null() ? "-" : fmt("%.3fx", sub.at("speedup").get<double>())) << "</td>";
+        h << "<td>" << (sub.at("speedup").is_null() ? "-" : format_double("%.3fx", sub.at("speedup").get<double>())) << "</td>";
       }
       h << "</tr>\n";
     }
@@ -100,7 +95,7 @@ std::string render_report_html(const std::string& dir) {
       << "<th class=\"name\">submission</th>";
     for (const auto& w : j.at("workloads")) {
       h << "<th>" << xml_escape(w.at("name")) << "<br><small>" << xml_escape(w.at("metric")) << " "
-        << (w.at("direction") == "max" ? "&ge; " : "&le; ") << fmt("%.4g", w.at("validation_target").get<double>())
+        << (w.at("direction") == "max" ? "&ge; " : "&le; ") << format_double("%.4g", w.at("validation_target").get<double>())
         << "</small></th>";
     }
     h << "</tr></thead>\n<tbody>\n";
@@ -111,7 +106,7 @@ std::string render_report_html(const std::string& dir) {
         const auto& ws = sub.at("workloads").at(w.at("name").get<std::string>());
         const bool counted = ws.at("counted").get<bool>();
         std::string cell = ws.at("has_logs").get<bool>() ? time_text(ws.at("time"), seconds) : "-";
-        if (counted && !ws.at("ratio").is_null()) cell += " (" + fmt("%.2f", ws.at("ratio").get<double>()) + ")";
+        if (counted && !ws.at("ratio").is_null()) cell += " (" + format_double("%.2f", ws.at("ratio").get<double>()) + ")";
         if (!counted) {
           notes.push_back(sub.at("name").get<std::string>() + " / " + w.at("name").get<std::string>() + ": " +
                           ws.at("reason").get<std::string>());

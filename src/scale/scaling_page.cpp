@@ -1,3 +1,4 @@
+#include "core/format.h"
 #include "scale/scaling_page.h"
 
 #include <nlohmann/json.hpp>
@@ -16,28 +17,11 @@
 namespace pacer {
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
 std::optional<double> learning_rate_of(const std::string& hparams_json) {
   const auto j = nlohmann::json::parse(hparams_json, nullptr, false);
   if (!j.is_object() || !j.contains("learning_rate") || !j["learning_rate"].is_number()) return std::nullopt;
   const double lr = j["learning_rate"].get<double>();
   return lr > 0 ? std::optional<double>(lr) : std::nullopt;
-}
-
-std::string hparams_text(const std::string& json) {
-  const auto j = nlohmann::ordered_json::parse(json, nullptr, false);
-  if (!j.is_object()) return json;
-  std::string out;
-  for (const auto& [k, v] : j.items()) {
-    if (!v.is_number()) continue;
-    out += (out.empty() ? "" : ", ") + k + " = " + fmt("%.3g", v.get<double>());
-  }
-  return out;
 }
 
 std::string cell(const std::string& text) { return "<td>" + xml_escape(text) + "</td>"; }
@@ -97,7 +81,7 @@ std::string learning_rate_plot_svg(const ScalingReport& report) {
 std::string render_scaling_html(const ScalingReport& report) {
   std::ostringstream h;
   const std::string goal = report.goal.metric + (report.goal.higher_is_better ? " > " : " < ") +
-                           fmt("%g", report.goal.value);
+                           format_double("%g", report.goal.value);
   h << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Pacer scaling study: " << xml_escape(report.workload)
     << "</title><style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
        "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
@@ -116,14 +100,14 @@ std::string render_scaling_html(const ScalingReport& report) {
   for (const auto& s : report.series) {
     h << "<tr><td class=\"l\">" << xml_escape(s.name) << "</td><td class=\"l\">" << xml_escape(s.algorithm) << "</td>";
     if (s.fit) {
-      h << cell(fmt("%.0f", s.fit->fit.s_min)) << cell(fmt("%.0f", s.fit->s_min_low) + " - " + fmt("%.0f", s.fit->s_min_high))
-        << cell(fmt("%.0f", s.fit->fit.b_crit))
-        << cell(fmt("%.0f", s.fit->b_crit_low) + " - " + fmt("%.0f", s.fit->b_crit_high))
-        << cell(fmt("%.3f", s.fit->fit.rms_log_error));
+      h << cell(format_double("%.0f", s.fit->fit.s_min)) << cell(format_double("%.0f", s.fit->s_min_low) + " - " + format_double("%.0f", s.fit->s_min_high))
+        << cell(format_double("%.0f", s.fit->fit.b_crit))
+        << cell(format_double("%.0f", s.fit->b_crit_low) + " - " + format_double("%.0f", s.fit->b_crit_high))
+        << cell(format_double("%.3f", s.fit->fit.rms_log_error));
     } else {
       h << "<td colspan=\"5\" class=\"l\">fewer than two batch sizes reached the goal</td>";
     }
-    h << cell(s.noise_scale ? fmt("%.0f", *s.noise_scale) : "-") << "</tr>";
+    h << cell(s.noise_scale ? format_double("%.0f", *s.noise_scale) : "-") << "</tr>";
   }
   h << "</table><p>Fit of S(B) = S_min (1 + B_crit / B) by least squares on ln S; intervals from bootstrap "
        "resamples of the trials at each batch size. B_simple: the gradient noise scale tr(&Sigma;)/|G|&sup2; "
@@ -143,13 +127,13 @@ std::string render_scaling_html(const ScalingReport& report) {
       h << "<tr>" << cell(std::to_string(b.batch_size)) << cell(std::to_string(b.step_budget))
         << (b.result.steps ? cell(std::to_string(*b.result.steps)) : "<td class=\"never\">never</td>")
         << cell(b.result.trial_id ? std::to_string(*b.result.trial_id) : "-")
-        << cell(p.efficiency ? fmt("%.2f", *p.efficiency) : "-") << "<td class=\"l " << regime_class << "\">"
+        << cell(p.efficiency ? format_double("%.2f", *p.efficiency) : "-") << "<td class=\"l " << regime_class << "\">"
         << xml_escape(to_string(p.regime)) << "</td>"
         << cell(std::to_string(b.result.trials) + (b.pending ? " (+" + std::to_string(b.pending) + " pending)" : ""))
         << cell(std::to_string(b.result.diverged))
         << cell(std::to_string(b.result.trials - b.result.diverged - b.result.reached))
-        << cell(b.noise_scale ? fmt("%.0f", *b.noise_scale) : "-") << "<td class=\"l\">"
-        << xml_escape(b.result.trial_id ? hparams_text(b.best_hparams) : "") << "</td></tr>";
+        << cell(b.noise_scale ? format_double("%.0f", *b.noise_scale) : "-") << "<td class=\"l\">"
+        << xml_escape(b.result.trial_id ? hyperparameters_summary(b.best_hparams, ", ", " = ") : "") << "</td></tr>";
     }
     h << "</table>";
   }

@@ -1,3 +1,4 @@
+#include "core/format.h"
 #include "scale/scaling_study.h"
 
 #include <nlohmann/json.hpp>
@@ -16,29 +17,23 @@
 namespace pacer {
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
 std::string pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s;
 }
 
-std::string compact_hparams(const std::string& json) {
+}  // namespace
+
+std::string hyperparameters_summary(const std::string& json, const std::string& separator, const std::string& equals) {
   const auto j = nlohmann::ordered_json::parse(json, nullptr, false);
   if (!j.is_object()) return json;
   std::string out;
   for (const auto& [k, v] : j.items()) {
     if (!v.is_number()) continue;
-    out += (out.empty() ? "" : " ") + k + "=" + fmt("%.3g", v.get<double>());
+    out += (out.empty() ? "" : separator) + k + equals + format_double("%.3g", v.get<double>());
   }
   return out;
 }
-
-}  // namespace
 
 ScalingReport read_scaling_study(const StudyStore& store, const std::vector<StudyRecord>& studies,
                                  const ScalingGoal& goal, const RegimeThresholds& thresholds,
@@ -133,21 +128,21 @@ std::string scaling_table_text(const ScalingReport& report) {
       out << "  " << pad(std::to_string(b.batch_size), 8)
           << pad(b.result.steps ? std::to_string(*b.result.steps) : "never", 9)
           << pad(b.result.trial_id ? std::to_string(*b.result.trial_id) : "-", 12)
-          << pad(p.efficiency ? fmt("%.2f", *p.efficiency) : "-", 12) << pad(to_string(p.regime), 26)
+          << pad(p.efficiency ? format_double("%.2f", *p.efficiency) : "-", 12) << pad(to_string(p.regime), 26)
           << pad(std::to_string(b.result.trials) + " (" + std::to_string(b.result.diverged) + ", " +
                      std::to_string(missed) + ")" + (b.pending ? " +" + std::to_string(b.pending) + " pending" : ""),
                  20)
-          << (b.result.trial_id ? compact_hparams(b.best_hparams) : "") << "\n";
+          << (b.result.trial_id ? hyperparameters_summary(b.best_hparams) : "") << "\n";
     }
     if (s.fit) {
-      out << "  fit S(B) = S_min (1 + B_crit / B): S_min " << fmt("%.0f", s.fit->fit.s_min) << " steps, B_crit "
-          << fmt("%.0f", s.fit->fit.b_crit) << " (95% bootstrap interval " << fmt("%.0f", s.fit->b_crit_low) << " - "
-          << fmt("%.0f", s.fit->b_crit_high) << ", " << s.fit->resamples << " resamples), rms log error "
-          << fmt("%.3f", s.fit->fit.rms_log_error) << "\n";
+      out << "  fit S(B) = S_min (1 + B_crit / B): S_min " << format_double("%.0f", s.fit->fit.s_min) << " steps, B_crit "
+          << format_double("%.0f", s.fit->fit.b_crit) << " (95% bootstrap interval " << format_double("%.0f", s.fit->b_crit_low) << " - "
+          << format_double("%.0f", s.fit->b_crit_high) << ", " << s.fit->resamples << " resamples), rms log error "
+          << format_double("%.3f", s.fit->fit.rms_log_error) << "\n";
     } else {
       out << "  fit: fewer than two batch sizes reached the goal\n";
     }
-    if (s.noise_scale) out << "  gradient noise scale B_simple (median of the best trials at their hit): " << fmt("%.0f", *s.noise_scale) << "\n";
+    if (s.noise_scale) out << "  gradient noise scale B_simple (median of the best trials at their hit): " << format_double("%.0f", *s.noise_scale) << "\n";
   }
   out << "\nregimes: perfect scaling if efficiency >= " << report.thresholds.perfect
       << ", maximal data parallelism if < " << report.thresholds.maximal
@@ -284,9 +279,9 @@ void write_scaling_outputs(const ScalingReport& report, const std::string& dir) 
       csv << s.name << "," << s.algorithm << "," << b.batch_size << "," << b.step_budget << ","
           << (b.result.steps ? std::to_string(*b.result.steps) : "") << ","
           << (b.result.trial_id ? std::to_string(*b.result.trial_id) : "") << ","
-          << (p.efficiency ? fmt("%.4f", *p.efficiency) : "") << "," << to_string(p.regime) << "," << b.result.trials
+          << (p.efficiency ? format_double("%.4f", *p.efficiency) : "") << "," << to_string(p.regime) << "," << b.result.trials
           << "," << b.result.diverged << "," << b.result.reached << ","
-          << (b.noise_scale ? fmt("%.6g", *b.noise_scale) : "") << "\n";
+          << (b.noise_scale ? format_double("%.6g", *b.noise_scale) : "") << "\n";
     }
   }
   write_file_atomic(dir + "/scaling.csv", csv.str());

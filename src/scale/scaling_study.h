@@ -57,6 +57,9 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
                                  int bootstrap_resamples = 500);
 
 std::string scaling_table_text(const ScalingReport& report);
+// The numeric entries of a hyperparameter JSON object, e.g. "learning_rate=0.1 one_minus_beta1=0.05".
+std::string hyperparameters_summary(const std::string& json, const std::string& separator = " ",
+                                    const std::string& equals = "=");
 // The report back from the scaling.json it was written to (`pacer report DIR`); InputError
 // naming `origin` when the text is not such a file.
 ScalingReport scaling_report_from_json(const std::string& text, const std::string& origin);

@@ -1,3 +1,4 @@
+#include "core/format.h"
 #include "score/score_outputs.h"
 
 #include <algorithm>
@@ -10,12 +11,6 @@
 namespace pacer {
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
-
 std::string pad(const std::string& s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
@@ -23,13 +18,13 @@ std::string pad(const std::string& s, size_t width, bool right = false) {
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-std::string csv_number(double v) { return std::isfinite(v) ? fmt("%.10g", v) : "inf"; }
+std::string csv_number(double v) { return std::isfinite(v) ? format_double("%.10g", v) : "inf"; }
 
 }  // namespace
 
 std::string format_time(double t, TimeAxis axis) {
   if (!std::isfinite(t)) return "inf";
-  return axis == TimeAxis::seconds ? fmt("%.3g s", t) : fmt("%.0f steps", t);
+  return axis == TimeAxis::seconds ? format_double("%.3g s", t) : format_double("%.0f steps", t);
 }
 
 std::string leaderboard_text(const ScoreResult& r) {
@@ -46,9 +41,9 @@ std::string leaderboard_text(const ScoreResult& r) {
   if (!r.reference.empty()) out << "  speedup vs " << r.reference;
   out << "\n";
   for (const auto& s : r.submissions) {
-    out << pad(std::to_string(s.rank), 4, true) << "  " << pad(s.name, name_width) << "  " << fmt("%6.4f", s.score)
+    out << pad(std::to_string(s.rank), 4, true) << "  " << pad(s.name, name_width) << "  " << format_double("%6.4f", s.score)
         << "  " << pad(std::to_string(s.reached()) + "/" + std::to_string(s.workloads.size()), 7, true);
-    if (s.speedup) out << "  " << fmt("%.3fx", *s.speedup);
+    if (s.speedup) out << "  " << format_double("%.3fx", *s.speedup);
     out << "\n";
   }
 
@@ -66,7 +61,7 @@ std::string leaderboard_text(const ScoreResult& r) {
     for (size_t w = 0; w < s.workloads.size(); ++w) {
       const WorkloadScore& ws = s.workloads[w];
       std::string cell = ws.time ? format_time(*ws.time, r.time_axis) : "-";
-      if (ws.reason.empty() && std::isfinite(ws.ratio)) cell += " (" + fmt("%.2f", ws.ratio) + ")";
+      if (ws.reason.empty() && std::isfinite(ws.ratio)) cell += " (" + format_double("%.2f", ws.ratio) + ")";
       if (!ws.reason.empty()) {
         cell += " *";
         notes.push_back(s.name + "/" + ws.workload + ": " + ws.reason);

@@ -1,0 +1,13 @@
+#include "core/format.h"
+
+#include <cstdio>
+
+namespace pacer {
+
+std::string format_double(const char* printf_format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), printf_format, value);
+  return buffer;
+}
+
+}  // namespace pacer
