@@ -181,6 +181,32 @@ TEST_F(DataParallelTest, AKilledRankMakesTheOthersFailWithinTheTimeout) {
   EXPECT_NE(rank0.find("failed"), std::string::npos) << rank0;
 }
 
+// Ctrl-C at `pacer launch`: forwarded to every rank, which stop together after the current step;
+// rank 0 writes what was measured; everything exits 130.
+TEST_F(DataParallelTest, LaunchForwardsCtrlCAndTheRanksStopTogether) {
+  const pid_t launch = start("'" + std::string(PACER_BINARY) + "' launch -n 2 -- '" + PACER_BINARY +
+                                 "' run -w synthetic_regression -a sgd --set learning_rate=0.05 --batch-size 48 "
+                                 "--max-steps 100000000 --eval-every 200 --budget 100000 --ignore-targets --threads 1 "
+                                 "--combine mean --out '" + dir_ + "/interrupted'",
+                             {}, dir_ + "/launch.log");
+  const auto started = std::chrono::steady_clock::now();
+  while (testing::read_file(dir_ + "/launch.log").find("[rank 0] eval step 200") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(90)) << testing::read_file(dir_ + "/launch.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(launch, SIGINT);
+  const auto interrupted = std::chrono::steady_clock::now();
+  EXPECT_EQ(wait_exit(launch), 130);
+  EXPECT_LT(std::chrono::steady_clock::now() - interrupted, std::chrono::seconds(30));
+  const std::string log = testing::read_file(dir_ + "/launch.log");
+  EXPECT_NE(log.find("pacer launch: interrupt, forwarding to 2 rank(s)"), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 0] status:              failed (interrupted)"), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 1] rank 1: finished after"), std::string::npos) << log;
+  const std::string trial = testing::read_file(dir_ + "/interrupted/trial.json");
+  EXPECT_NE(trial.find("\"stop_reason\": \"interrupted\""), std::string::npos) << trial;
+  EXPECT_NE(testing::read_file(dir_ + "/interrupted/eval_measurements.csv").find(",200,"), std::string::npos);
+}
+
 TEST_F(DataParallelTest, RanksWithDifferentInitialParametersAreRefused) {
   const int port = free_port();
   std::vector<pid_t> pids;

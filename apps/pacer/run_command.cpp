@@ -1,3 +1,6 @@
+#include <signal.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -15,6 +18,19 @@
 
 namespace pacer::cli {
 namespace {
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_signals{0};
+
+// First Ctrl-C (or SIGTERM, or one forwarded by `pacer launch`): stop after the current step, on
+// every rank together, and write what was measured. Second: the default action.
+void on_interrupt(int signal_number) {
+  g_stop = true;
+  if (g_signals.fetch_add(1) >= 1) {
+    ::signal(signal_number, SIG_DFL);
+    ::raise(signal_number);
+  }
+}
 
 struct RunArgs {
   std::string workload, algorithm, out, hparams_file, device = "auto", data_dir;
@@ -137,15 +153,22 @@ Action add_run_command(CLI::App& app) {
     }
     progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
                  (a->out.empty() ? "" : ", writing to " + a->out));
+    options.stop_requested = &g_stop;
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
     TrialResult r = run_trial(*workload, *algorithm, hparams, options);
+    const bool interrupted = r.stop_reason == "interrupted";
     if (!lead) {  // rank 0 reports; the others say how they ended
-      if (r.status == TrialStatus::failed) {
+      if (r.status == TrialStatus::failed && !interrupted) {
         std::fprintf(stderr, "rank %d: failed (%s): %s\n", env.rank, r.stop_reason.c_str(), r.message.c_str());
         return 1;
       }
       std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", env.rank,
                   static_cast<long long>(r.steps), r.stop_reason.c_str());
-      return 0;
+      return interrupted ? 130 : 0;
     }
 
     const auto& spec = workload->spec();
@@ -172,6 +195,11 @@ Action add_run_command(CLI::App& app) {
       }
     }
     if (!a->out.empty()) std::printf("results:             %s/trial.json\n", a->out.c_str());
+    if (interrupted) {
+      std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
+                   static_cast<long long>(r.steps));
+      return 130;
+    }
     return r.status == TrialStatus::failed ? 1 : 0;
   };
 }
