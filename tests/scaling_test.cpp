@@ -98,6 +98,9 @@ TEST(ScalingAnalysisTest, BootstrapIntervalCoversTheTrueValueOnNoisyTrials) {
   EXPECT_GT(interval->b_crit_high, 256.0 / 1.3);
   EXPECT_LT(interval->b_crit_low, interval->fit.b_crit);
   EXPECT_GT(interval->b_crit_high, interval->fit.b_crit);
+  // Two reached batch sizes determine S_min and B_crit exactly: no fit is reported.
+  std::map<int64_t, std::vector<ScalingTrial>> two = {{16, by_batch[16]}, {32, by_batch[32]}, {64, {trial(999, {{10, 0.9}})}}};
+  EXPECT_FALSE(bootstrap_critical_batch(two, 0.5, false, 50, 1));
 }
 
 TEST(EvalScheduleTest, GeometricStepsEndAtTheBudgetWithConstantRelativeSpacing) {

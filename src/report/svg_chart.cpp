@@ -60,7 +60,10 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
 }
 
 std::string LineChart::render() const {
-  const double left = 64, right = 170, top = 34, bottom = 48;
+  // The legend sits right of the plot: room for the longest name (about 7 px a character at 12 px).
+  size_t longest = 0;
+  for (const auto& s : series) longest = std::max(longest, s.name.size());
+  const double left = 64, right = std::max(170.0, 52.0 + 7.0 * static_cast<double>(longest)), top = 34, bottom = 48;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const auto& s : series) {

@@ -110,7 +110,8 @@ std::optional<CriticalBatchInterval> bootstrap_critical_batch(
     const auto r = steps_to_result(trials, goal, higher_is_better);
     if (r.steps) all.emplace_back(static_cast<double>(b), static_cast<double>(*r.steps));
   }
-  if (all.size() < 2) return std::nullopt;
+  // Two points determine the two parameters exactly: no residual, nothing to judge the model by.
+  if (all.size() < 3) return std::nullopt;
   CriticalBatchInterval out;
   out.fit = fit_critical_batch(all);
   std::vector<double> b_crits, s_mins;
@@ -127,7 +128,7 @@ std::optional<CriticalBatchInterval> bootstrap_critical_batch(
       const auto res = steps_to_result(sample, goal, higher_is_better);
       if (res.steps) pts.emplace_back(static_cast<double>(b), static_cast<double>(*res.steps));
     }
-    if (pts.size() < 2) continue;
+    if (pts.size() < 3) continue;
     const auto fit = fit_critical_batch(pts);
     b_crits.push_back(fit.b_crit);
     s_mins.push_back(fit.s_min);

@@ -56,11 +56,12 @@ struct CriticalBatchInterval {
   CriticalBatchFit fit;           // on all trials
   double b_crit_low = 0.0, b_crit_high = 0.0;  // 2.5 / 97.5 percentiles
   double s_min_low = 0.0, s_min_high = 0.0;
-  int resamples = 0;              // resamples with at least two reached batch sizes
+  int resamples = 0;              // resamples with at least three reached batch sizes
 };
 
 // Bootstrap over trials: at each batch size, resample its trials with replacement, recompute
-// steps-to-result, refit. Deterministic for a given seed.
+// steps-to-result, refit. Deterministic for a given seed. None when fewer than three batch sizes
+// reach the goal (two points fit the two parameters exactly, with nothing left to check them).
 std::optional<CriticalBatchInterval> bootstrap_critical_batch(
     const std::map<int64_t, std::vector<ScalingTrial>>& trials_by_batch, double goal, bool higher_is_better,
     int resamples = 500, uint64_t seed = 0);

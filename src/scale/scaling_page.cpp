@@ -105,7 +105,7 @@ std::string render_scaling_html(const ScalingReport& report) {
         << cell(format_double("%.0f", s.fit->b_crit_low) + " - " + format_double("%.0f", s.fit->b_crit_high))
         << cell(format_double("%.3f", s.fit->fit.rms_log_error));
     } else {
-      h << "<td colspan=\"5\" class=\"l\">fewer than two batch sizes reached the goal</td>";
+      h << "<td colspan=\"5\" class=\"l\">fewer than three batch sizes reached the goal</td>";
     }
     h << cell(s.noise_scale ? format_double("%.0f", *s.noise_scale) : "-") << "</tr>";
   }

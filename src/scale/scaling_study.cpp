@@ -140,7 +140,7 @@ std::string scaling_table_text(const ScalingReport& report) {
           << format_double("%.0f", s.fit->b_crit_high) << ", " << s.fit->resamples << " resamples), rms log error "
           << format_double("%.3f", s.fit->fit.rms_log_error) << "\n";
     } else {
-      out << "  fit: fewer than two batch sizes reached the goal\n";
+      out << "  fit: fewer than three batch sizes reached the goal\n";
     }
     if (s.noise_scale) out << "  gradient noise scale B_simple (median of the best trials at their hit): " << format_double("%.0f", *s.noise_scale) << "\n";
   }
