@@ -1,6 +1,7 @@
 // One Adasum reduction against one mean allreduce of the same buffers, over a real c10d Gloo
-// group, measured in one run: every process of `pacer launch -n P` runs this, alternating the two
-// combiners on identical inputs, so machine noise hits both alike. A reduction's time is the
+// group, measured in one run: every process of `pacer launch -n P` runs this, alternating the
+// combiners on identical inputs (mean; Adasum as configured by default; and each of its two
+// algorithms forced: vector halving, whole-vector doubling), so machine noise hits both alike. A reduction's time is the
 // slowest rank's (what a training step waits for); the report gives min/median/max over the
 // repetitions and the ratio of the medians. Rank 0 prints a table and writes JSON.
 //
@@ -100,13 +101,22 @@ int main(int argc, char** argv) {
     const int world = comm.size(), rank = comm.rank();
     const bool lead = rank == 0;
     auto mean = pacer::make_gradient_combiner("mean");
-    auto adasum = pacer::make_gradient_combiner("adasum");
+    auto adasum = pacer::make_gradient_combiner("adasum");  // picks its algorithm by buffer size
+    // Each Adasum algorithm forced, to show where the default's threshold should sit.
+    pacer::CombinerOptions halving_only, whole_only;
+    halving_only.adasum_whole_vector_bytes = 0;
+    whole_only.adasum_whole_vector_bytes = int64_t{1} << 40;
+    auto adasum_halving = pacer::make_gradient_combiner("adasum", halving_only);
+    auto adasum_whole = pacer::make_gradient_combiner("adasum", whole_only);
+    const std::vector<std::pair<std::string, pacer::GradientCombiner*>> combiners = {
+        {"mean", mean.get()}, {"adasum", adasum.get()}, {"adasum_halving", adasum_halving.get()},
+        {"adasum_whole_vector", adasum_whole.get()}};
 
     struct Row {
       int64_t floats;
       size_t tensors;
       int reps;
-      Stats mean, adasum;
+      std::map<std::string, Stats> stats;
     };
     std::vector<Row> rows;
     for (int64_t total : totals) {
@@ -117,7 +127,7 @@ int main(int argc, char** argv) {
       at::Tensor buffer = pristine.clone();
       std::map<std::string, std::vector<double>> times;
       for (int rep = -1; rep < r; ++rep) {  // rep -1: warm-up (connections, allocations)
-        for (pacer::GradientCombiner* combiner : {mean.get(), adasum.get()}) {
+        for (const auto& [label, combiner] : combiners) {
           buffer.copy_(pristine);
           comm.barrier();
           const double start = now_s();
@@ -127,15 +137,19 @@ int main(int argc, char** argv) {
           at::Tensor all = at::zeros({world}, at::kDouble);
           all[rank] = mine;
           comm.allreduce_sum(all);
-          if (rep >= 0) times[combiner->name()].push_back(all.max().item<double>());
+          if (rep >= 0) times[label].push_back(all.max().item<double>());
         }
       }
-      rows.push_back({total, numels.size(), r, stats_of(times["mean"]), stats_of(times["adasum"])});
+      Row row{total, numels.size(), r, {}};
+      for (const auto& [label, values] : times) row.stats[label] = stats_of(values);
+      rows.push_back(row);
       if (lead) {
-        const Row& row = rows.back();
-        std::printf("%10lld floats %4zu tensors  mean %8.2f ms  adasum %8.2f ms  (medians of %d)  ratio %.3f\n",
-                    static_cast<long long>(total), row.tensors, 1e3 * row.mean.median, 1e3 * row.adasum.median,
-                    row.reps, row.adasum.median / row.mean.median);
+        const auto& st = row.stats;
+        std::printf("%10lld floats %4zu tensors  medians of %d, ms: mean %.2f  adasum %.2f (halving %.2f, whole-vector "
+                    "%.2f)  adasum/mean %.3f\n",
+                    static_cast<long long>(total), row.tensors, row.reps, 1e3 * st.at("mean").median,
+                    1e3 * st.at("adasum").median, 1e3 * st.at("adasum_halving").median,
+                    1e3 * st.at("adasum_whole_vector").median, st.at("adasum").median / st.at("mean").median);
         std::fflush(stdout);
       }
     }
@@ -144,15 +158,17 @@ int main(int argc, char** argv) {
       out << "{\n  \"processes\": " << world << ",\n  \"backend\": \"" << comm.backend() << "\",\n  \"rows\": [\n";
       for (size_t i = 0; i < rows.size(); ++i) {
         const Row& row = rows[i];
-        char line[512];
-        std::snprintf(line, sizeof(line),
-                      "    {\"floats\": %lld, \"tensors\": %zu, \"reps\": %d, "
-                      "\"mean_ms\": {\"min\": %.3f, \"median\": %.3f, \"max\": %.3f}, "
-                      "\"adasum_ms\": {\"min\": %.3f, \"median\": %.3f, \"max\": %.3f}, \"ratio_median\": %.4f}%s\n",
-                      static_cast<long long>(row.floats), row.tensors, row.reps, 1e3 * row.mean.min,
-                      1e3 * row.mean.median, 1e3 * row.mean.max, 1e3 * row.adasum.min, 1e3 * row.adasum.median,
-                      1e3 * row.adasum.max, row.adasum.median / row.mean.median, i + 1 < rows.size() ? "," : "");
-        out << line;
+        out << "    {\"floats\": " << row.floats << ", \"tensors\": " << row.tensors << ", \"reps\": " << row.reps;
+        for (const auto& [label, st] : row.stats) {
+          char line[160];
+          std::snprintf(line, sizeof(line), ", \"%s_ms\": {\"min\": %.3f, \"median\": %.3f, \"max\": %.3f}",
+                        label.c_str(), 1e3 * st.min, 1e3 * st.median, 1e3 * st.max);
+          out << line;
+        }
+        char ratio[64];
+        std::snprintf(ratio, sizeof(ratio), ", \"ratio_median\": %.4f}",
+                      row.stats.at("adasum").median / row.stats.at("mean").median);
+        out << ratio << (i + 1 < rows.size() ? ",\n" : "\n");
       }
       out << "  ]\n}\n";
       if (!out) throw pacer::Error("cannot write " + json_path);

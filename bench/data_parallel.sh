@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Data-parallel costs, each measured against its peer in the same run:
-#  (1) one Adasum reduction vs one mean allreduce of the same buffers (1M, 10M, 50M floats in
+#  (1) one Adasum reduction vs one mean allreduce of the same buffers (256K, 1M, 10M, 50M floats in
 #      transformer-shaped tensors), P local processes over c10d Gloo (bench_adasum_allreduce under
 #      `pacer launch`). Goal: Adasum median <= 1.3x the mean allreduce median.
 #  (2) the overhead of K virtual workers: the submission time per step of `pacer run` on
@@ -8,12 +8,12 @@
 #      runs interleaved over ROUNDS rounds.
 #
 #   bench/data_parallel.sh [BUILD_DIR=build] [OUT_DIR=runs/bench-dp]
-#   env: PROCESSES (4), SIZES (1M,10M,50M), K (8), BATCH (4096), STEPS (100), ROUNDS (3), THREADS (1)
+#   env: PROCESSES (4), SIZES (256K,1M,10M,50M), K (8), BATCH (4096), STEPS (100), ROUNDS (3), THREADS (1)
 set -euo pipefail
 BUILD_DIR=${1:-build}
 OUT_DIR=${2:-runs/bench-dp}
 PROCESSES=${PROCESSES:-4}
-SIZES=${SIZES:-1M,10M,50M}
+SIZES=${SIZES:-256K,1M,10M,50M}
 K=${K:-8}
 BATCH=${BATCH:-4096}
 STEPS=${STEPS:-100}

@@ -101,13 +101,18 @@ std::vector<at::Tensor> worker_buffers(int p, int64_t total, uint64_t seed) {
   return out;
 }
 
-void expect_combined(const std::string& name, int p, const std::vector<int64_t>& numels) {
+// Forces each Adasum algorithm whatever the buffer size.
+constexpr CombinerOptions kHalving{/*bucket_bytes=*/40, /*adasum_whole_vector_bytes=*/0};
+constexpr CombinerOptions kWholeVector{/*bucket_bytes=*/40, /*adasum_whole_vector_bytes=*/int64_t{1} << 40};
+
+void expect_combined(const std::string& name, int p, const std::vector<int64_t>& numels,
+                     const CombinerOptions& options = kHalving) {
   int64_t total = 0;
   for (auto n : numels) total += n;
   const std::vector<at::Tensor> inputs = worker_buffers(p, total, 100 + p);
   std::vector<at::Tensor> buffers;
   for (const auto& t : inputs) buffers.push_back(t.clone());
-  auto combiner = make_gradient_combiner(name, CombinerOptions{/*bucket_bytes=*/40});  // several buckets
+  auto combiner = make_gradient_combiner(name, options);  // 40-byte buckets: several of them
   run_in_process(p, [&](Communicator& comm) { combiner->combine(comm, buffers[static_cast<size_t>(comm.rank())], numels); });
   at::Tensor want;
   if (name == "adasum") want = adasum_tree_reference(inputs, numels);
@@ -120,12 +125,25 @@ void expect_combined(const std::string& name, int p, const std::vector<int64_t>&
 }
 
 TEST(AdasumCombinerTest, InProcessVhddEqualsTheTreeReferenceForEveryWorkerCount) {
-  for (int p = 1; p <= 8; ++p) expect_combined("adasum", p, {7, 130, 1, 45});
+  for (int p = 1; p <= 8; ++p) expect_combined("adasum", p, {7, 130, 1, 45}, kHalving);
+}
+
+TEST(AdasumCombinerTest, InProcessWholeVectorDoublingEqualsTheTreeReferenceForEveryWorkerCount) {
+  for (int p = 1; p <= 8; ++p) expect_combined("adasum", p, {7, 130, 1, 45}, kWholeVector);
+}
+
+TEST(AdasumCombinerTest, DefaultPicksByBufferSize) {
+  // 100 floats are far below the default threshold (1 MiB), 1.5M floats (6 MB) above it: both agree with
+  // the tree (the large case runs the halving algorithm on real gradient-sized buffers).
+  expect_combined("adasum", 4, {60, 40}, CombinerOptions{});
+  expect_combined("adasum", 3, {1'000'000, 500'000}, CombinerOptions{});
 }
 
 TEST(AdasumCombinerTest, BuffersSmallerThanTheWorkerCount) {
-  expect_combined("adasum", 8, {3});
-  expect_combined("adasum", 5, {1, 1});
+  for (const CombinerOptions& options : {kHalving, kWholeVector}) {
+    expect_combined("adasum", 8, {3}, options);
+    expect_combined("adasum", 5, {1, 1}, options);
+  }
 }
 
 TEST(AdasumCombinerTest, NonPowerOfTwoFoldsTheHighRanksFirst) {

@@ -78,11 +78,17 @@ TEST(DistributedRank, CombinesLikeTheReference) {
   C10dCommunicator comm(env, {"gloo", std::chrono::seconds(30)});
   const std::vector<int64_t> numels = {1001, 7, 50000, 3};  // odd sizes: halves cut through tensors
   const std::vector<at::Tensor> inputs = worker_buffers(env.world_size, 51011, 42);
-  at::Tensor mine = inputs[static_cast<size_t>(env.rank)].clone();
-  make_gradient_combiner(which)->combine(comm, mine, numels);
   const at::Tensor want = std::string(which) == "adasum" ? adasum_tree_reference(inputs, numels)
                                                           : at::stack(inputs).mean(0);
-  EXPECT_LT((mine - want).abs().max().item<float>(), 1e-5f) << which << " rank " << env.rank;
+  // Both Adasum algorithms (whole-vector doubling, vector halving) over the same processes.
+  for (int64_t whole_vector_bytes : {int64_t{1} << 40, int64_t{0}}) {
+    at::Tensor mine = inputs[static_cast<size_t>(env.rank)].clone();
+    CombinerOptions options;
+    options.adasum_whole_vector_bytes = whole_vector_bytes;
+    make_gradient_combiner(which, options)->combine(comm, mine, numels);
+    EXPECT_LT((mine - want).abs().max().item<float>(), 1e-5f)
+        << which << " rank " << env.rank << ", whole-vector threshold " << whole_vector_bytes;
+  }
 }
 
 class DataParallelTest : public testing::CliFixture {};

@@ -11,7 +11,8 @@ namespace pacer {
 namespace {
 
 // Tags keep the phases' messages apart on a pair of ranks.
-constexpr int kFoldTag = 100, kHalvingTag = 200, kDotsTag = 300, kDoublingTag = 400, kUnfoldTag = 500;
+constexpr int kFoldTag = 100, kHalvingTag = 200, kDotsTag = 300, kDoublingTag = 400, kUnfoldTag = 500,
+              kWholeTag = 600;
 
 struct Segment {
   int64_t lo = 0, hi = 0;
@@ -89,6 +90,39 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
     }
   }
 
+  if (static_cast<int64_t>(flat.numel()) * static_cast<int64_t>(flat.element_size()) <=
+      options_.adasum_whole_vector_bytes) {
+    whole_vector_doubling(comm, flat, q, numels, offsets);
+  } else {
+    vector_halving_distance_doubling(comm, flat, q, numels, offsets);
+  }
+  if (rank + q < p) comm.send(flat, rank + q, kUnfoldTag);
+}
+
+void AdasumCombiner::whole_vector_doubling(Communicator& comm, at::Tensor& flat, int q,
+                                           const std::vector<int64_t>& numels, const std::vector<int64_t>& offsets) {
+  const int rank = comm.rank();
+  at::Tensor theirs = scratch_for(rank, flat, flat.numel());
+  for (int d = 1; d < q; d *= 2) {
+    comm.exchange(flat, theirs, rank ^ d, kWholeTag + d);
+    // Both ranks of the pair compute Adasum(lower block's vector, upper block's) the same way,
+    // so they hold bit-identical results.
+    const bool lower = (rank & d) == 0;
+    for (size_t t = 0; t < numels.size(); ++t) {
+      at::Tensor mine = flat.narrow(0, offsets[t], numels[t]);
+      const at::Tensor other = theirs.narrow(0, offsets[t], numels[t]);
+      const at::Tensor& a = lower ? mine : other;
+      const at::Tensor& b = lower ? other : mine;
+      const auto [ca, cb] = adasum_coefficients(adasum_dots(a, b));
+      adasum_combine(mine, a, b, ca, cb);
+    }
+  }
+}
+
+void AdasumCombiner::vector_halving_distance_doubling(Communicator& comm, at::Tensor& flat, int q,
+                                                      const std::vector<int64_t>& numels,
+                                                      const std::vector<int64_t>& offsets) {
+  const int rank = comm.rank();
   // Reduce-scatter by vector halving, distance doubling.
   const auto dots_options = at::TensorOptions().dtype(at::kDouble).device(flat.device());
   const int64_t dots_size = 3 * static_cast<int64_t>(numels.size());
@@ -151,8 +185,6 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
     }
     seg = parent;
   }
-
-  if (rank + q < p) comm.send(flat, rank + q, kUnfoldTag);
 }
 
 }  // namespace pacer

@@ -7,6 +7,12 @@
 // the result; the halves are then exchanged back (distance halving). Traffic per rank is about
 // 2 (p-1)/p of the buffer, as for a ring allreduce.
 //
+// Small buffers (up to CombinerOptions::adasum_whole_vector_bytes) skip the halving: at level d
+// each rank swaps its whole current vector with rank ^ d and both compute the same Adasum of the
+// pair (lower block first) from full-tensor dots. log2(p) message rounds instead of about
+// (log2(p) + 1)(log2(p) + 2) / 2 + log2(p), at the price of sending the whole buffer each level:
+// the better trade while latency, not bandwidth, dominates. Both give the same tree.
+//
 // Worker counts that are not a power of two (the reference refuses them): with q the largest
 // power of two below p, rank q+i first sends its buffer to rank i, which folds it in with Adasum;
 // the q lower ranks run VHDD; rank i sends the result back to rank q+i. This is exactly
@@ -23,10 +29,16 @@ namespace pacer {
 
 class AdasumCombiner : public GradientCombiner {
  public:
+  explicit AdasumCombiner(CombinerOptions options = {}) : options_(options) {}
   std::string name() const override { return "adasum"; }
   void combine(Communicator& comm, at::Tensor& flat, const std::vector<int64_t>& numels) override;
 
  private:
+  void whole_vector_doubling(Communicator& comm, at::Tensor& flat, int q, const std::vector<int64_t>& numels,
+                             const std::vector<int64_t>& offsets);
+  void vector_halving_distance_doubling(Communicator& comm, at::Tensor& flat, int q,
+                                        const std::vector<int64_t>& numels, const std::vector<int64_t>& offsets);
+  CombinerOptions options_;
   // Receive buffers, kept between calls (a fresh allocation of half the gradient every step would
   // page-fault its way through memory on every reduction), one per rank: virtual workers call
   // combine() on one object from K threads at once.

@@ -22,7 +22,7 @@ void AllreduceCombiner::combine(Communicator& comm, at::Tensor& flat, const std:
 std::unique_ptr<GradientCombiner> make_gradient_combiner(const std::string& name, const CombinerOptions& options) {
   if (name == "mean") return std::make_unique<AllreduceCombiner>(true, options);
   if (name == "sum") return std::make_unique<AllreduceCombiner>(false, options);
-  if (name == "adasum") return std::make_unique<AdasumCombiner>();
+  if (name == "adasum") return std::make_unique<AdasumCombiner>(options);
   throw InputError("unknown gradient combiner '" + name + "' (mean, sum, adasum)");
 }
 

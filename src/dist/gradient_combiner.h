@@ -25,6 +25,9 @@ class GradientCombiner {
 
 struct CombinerOptions {
   int64_t bucket_bytes = 25 << 20;  // mean/sum: allreduce in buckets of about this size (as DDP)
+  // adasum: buffers up to this size take recursive doubling of whole vectors (log2 p message
+  // rounds, latency-bound sizes); larger ones vector-halving distance-doubling (bandwidth-bound).
+  int64_t adasum_whole_vector_bytes = 1 << 20;
 };
 
 // "mean", "sum" or "adasum"; InputError naming the choices otherwise.
