@@ -102,8 +102,10 @@ std::vector<at::Tensor> worker_buffers(int p, int64_t total, uint64_t seed) {
 }
 
 // Forces each Adasum algorithm whatever the buffer size.
-constexpr CombinerOptions kHalving{/*bucket_bytes=*/40, /*adasum_whole_vector_bytes=*/0};
-constexpr CombinerOptions kWholeVector{/*bucket_bytes=*/40, /*adasum_whole_vector_bytes=*/int64_t{1} << 40};
+constexpr CombinerOptions kHalving{/*bucket_bytes=*/40, /*adasum_whole_vector_bytes=*/0,
+                                   /*adasum_whole_vector_bytes_in_process=*/0};
+constexpr CombinerOptions kWholeVector{/*bucket_bytes=*/40, /*adasum_whole_vector_bytes=*/int64_t{1} << 40,
+                                       /*adasum_whole_vector_bytes_in_process=*/int64_t{1} << 40};
 
 void expect_combined(const std::string& name, int p, const std::vector<int64_t>& numels,
                      const CombinerOptions& options = kHalving) {
@@ -132,9 +134,7 @@ TEST(AdasumCombinerTest, InProcessWholeVectorDoublingEqualsTheTreeReferenceForEv
   for (int p = 1; p <= 8; ++p) expect_combined("adasum", p, {7, 130, 1, 45}, kWholeVector);
 }
 
-TEST(AdasumCombinerTest, DefaultPicksByBufferSize) {
-  // 100 floats are far below the default threshold (1 MiB), 1.5M floats (6 MB) above it: both agree with
-  // the tree (the large case runs the halving algorithm on real gradient-sized buffers).
+TEST(AdasumCombinerTest, DefaultOptionsOnGradientSizedBuffers) {
   expect_combined("adasum", 4, {60, 40}, CombinerOptions{});
   expect_combined("adasum", 3, {1'000'000, 500'000}, CombinerOptions{});
 }

@@ -84,7 +84,7 @@ TEST(DistributedRank, CombinesLikeTheReference) {
   for (int64_t whole_vector_bytes : {int64_t{1} << 40, int64_t{0}}) {
     at::Tensor mine = inputs[static_cast<size_t>(env.rank)].clone();
     CombinerOptions options;
-    options.adasum_whole_vector_bytes = whole_vector_bytes;
+    options.adasum_whole_vector_bytes = options.adasum_whole_vector_bytes_in_process = whole_vector_bytes;
     make_gradient_combiner(which, options)->combine(comm, mine, numels);
     EXPECT_LT((mine - want).abs().max().item<float>(), 1e-5f)
         << which << " rank " << env.rank << ", whole-vector threshold " << whole_vector_bytes;

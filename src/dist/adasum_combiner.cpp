@@ -90,8 +90,10 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
     }
   }
 
-  if (static_cast<int64_t>(flat.numel()) * static_cast<int64_t>(flat.element_size()) <=
-      options_.adasum_whole_vector_bytes) {
+  const int64_t bytes = static_cast<int64_t>(flat.numel()) * static_cast<int64_t>(flat.element_size());
+  const int64_t whole_vector_bytes = comm.backend() == "in-process" ? options_.adasum_whole_vector_bytes_in_process
+                                                                     : options_.adasum_whole_vector_bytes;
+  if (bytes <= whole_vector_bytes) {
     whole_vector_doubling(comm, flat, q, numels, offsets);
   } else {
     vector_halving_distance_doubling(comm, flat, q, numels, offsets);

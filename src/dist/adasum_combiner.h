@@ -7,7 +7,7 @@
 // the result; the halves are then exchanged back (distance halving). Traffic per rank is about
 // 2 (p-1)/p of the buffer, as for a ring allreduce.
 //
-// Small buffers (up to CombinerOptions::adasum_whole_vector_bytes) skip the halving: at level d
+// Small buffers (up to CombinerOptions::adasum_whole_vector_bytes, 0 between threads) skip the halving: at level d
 // each rank swaps its whole current vector with rank ^ d and both compute the same Adasum of the
 // pair (lower block first) from full-tensor dots. log2(p) message rounds instead of about
 // (log2(p) + 1)(log2(p) + 2) / 2 + log2(p), at the price of sending the whole buffer each level:
