@@ -73,6 +73,7 @@ def main():
                 cmd = [a.pacer, "run", "-w", report["workload"], "-a", algorithm, "--seed", str(seed),
                        "--batch-size", str(row["batch_size"]), "--max-steps", str(a.max_steps),
                        "--eval-every", str(a.eval_every), "--ignore-targets", "--threads", str(a.threads), "-q",
+                       "--budget", "1e9",  # steps decide, as in the study: no time budget
                        "--out", folder] + extra
                 for k, v in hp.items():
                     cmd += ["--set", f"{k}={v!r}"]
