@@ -1,5 +1,3 @@
-#include <signal.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "commands.h"
+#include "interrupt.h"
 #include "core/error.h"
 #include "dist/c10d_communicator.h"
 #include "dist/dist_environment.h"
@@ -18,19 +17,6 @@
 
 namespace pacer::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_signals{0};
-
-// First Ctrl-C (or SIGTERM, or one forwarded by `pacer launch`): stop after the current step, on
-// every rank together, and write what was measured. Second: the default action.
-void on_interrupt(int signal_number) {
-  g_stop = true;
-  if (g_signals.fetch_add(1) >= 1) {
-    ::signal(signal_number, SIG_DFL);
-    ::raise(signal_number);
-  }
-}
 
 struct RunArgs {
   std::string workload, algorithm, out, hparams_file, device = "auto", data_dir;
@@ -153,12 +139,9 @@ Action add_run_command(CLI::App& app) {
     }
     progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
                  (a->out.empty() ? "" : ", writing to " + a->out));
-    options.stop_requested = &g_stop;
-    struct sigaction action {};
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
+    // rank together, and write what was measured. Second: the default action.
+    options.stop_requested = &install_interrupt_handler();
     TrialResult r = run_trial(*workload, *algorithm, hparams, options);
     const bool interrupted = r.stop_reason == "interrupted";
     if (!lead) {  // rank 0 reports; the others say how they ended

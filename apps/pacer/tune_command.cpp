@@ -14,6 +14,7 @@
 
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "interrupt.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "runtime/torch_runtime.h"
@@ -28,18 +29,6 @@ extern char** environ;
 
 namespace pacer::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_signals{0};
-
-// First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.
-void on_interrupt(int signal_number) {
-  g_stop = true;
-  if (g_signals.fetch_add(1) >= 1) {
-    ::signal(signal_number, SIG_DFL);
-    ::raise(signal_number);
-  }
-}
 
 struct TuneArgs {
   std::vector<std::string> workloads;
@@ -202,18 +191,15 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
                    " to run");
     }
 
-    struct sigaction action {};
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    // First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.
+    const std::atomic<bool>& stop = install_interrupt_handler();
 
     WorkerOptions options;
     options.out_dir = a->out;
     options.lease_sec = a->lease;
     options.heartbeat_sec = a->heartbeat;
     options.poll_sec = std::min(2.0, a->heartbeat);
-    options.stop_requested = &g_stop;
+    options.stop_requested = &stop;
     options.progress = &progress;
     options.label = a->worker_label;
 
@@ -223,7 +209,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       std::vector<pid_t> pids = spawn_workers(a->workers, base_args);
       bool forwarded = false;
       for (size_t done = 0; done < pids.size();) {
-        if (g_stop && !forwarded) {
+        if (stop && !forwarded) {
           for (pid_t pid : pids) ::kill(pid, SIGINT);
           forwarded = true;
         }
@@ -237,7 +223,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
         }
       }
       // A worker that died leaves its trial to the lease; finish whatever is left here.
-      if (workers_failed && !g_stop) report = run_tuning_worker(a->store, studies, options);
+      if (workers_failed && !stop) report = run_tuning_worker(a->store, studies, options);
     } else {
       report = run_tuning_worker(a->store, studies, options);
     }
@@ -251,7 +237,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
                   100.0 * report.store_seconds / report.trial_seconds, report.trial_seconds,
                   static_cast<long long>(report.evals_recorded));
     }
-    if (g_stop || report.interrupted) {
+    if (stop || report.interrupted) {
       std::fprintf(stderr, "pacer: interrupted; run the same command again to resume\n");
       return 130;
     }
