@@ -96,7 +96,7 @@ Action add_scale_command(CLI::App& app) {
   app.add_option("--max-steps", a->max_steps, "Step budget per trial, at every batch size")->check(CLI::PositiveNumber);
   app.add_option("--epochs", a->epochs, "Step budget from this many epochs at the smallest batch size")
       ->check(CLI::PositiveNumber);
-  app.add_option("--evals", a->evals, "Evaluations per trial (every budget/evals steps)")->check(CLI::PositiveNumber)
+  app.add_option("--evals", a->evals, "Evaluations per trial (spaced as --eval-spacing says)")->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--combine", a->combine,
                  "Data-parallel combiners to compare, e.g. mean,adasum (one series per algorithm and combiner)");
@@ -227,6 +227,10 @@ Action add_scale_command(CLI::App& app) {
 
     Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
     progress.log("pacer scale: " + a->workload + ", " + std::to_string(algorithms.size()) + " algorithm(s) x " +
+                 (combines.size() > 1 || !combines.front().empty()
+                      ? std::to_string(combines.size()) + " combiner(s) (" + std::to_string(a->virtual_workers) +
+                            " virtual workers) x "
+                      : std::string()) +
                  std::to_string(batch_sizes.size()) + " batch sizes x " + std::to_string(a->trials) + " trials, " +
                  std::to_string(budget) + " steps each at most, goal " + goal.metric + " " +
                  (goal.higher_is_better ? "> " : "< ") + std::to_string(goal.value));
