@@ -1,11 +1,12 @@
 // One Adasum reduction against one mean allreduce of the same buffers, over a real c10d Gloo
 // group, measured in one run: every process of `pacer launch -n P` runs this, alternating the
 // combiners on identical inputs (mean; Adasum as configured by default; and each of its two
-// algorithms forced: vector halving, whole-vector doubling), so machine noise hits both alike. A reduction's time is the
-// slowest rank's (what a training step waits for); the report gives min/median/max over the
-// repetitions and the ratio of the medians. Rank 0 prints a table and writes JSON.
+// algorithms forced: vector halving, whole-vector doubling), so machine noise hits all alike. A
+// reduction's time is the slowest rank's (what a training step waits for); the report gives
+// min/median/max over the repetitions and the ratio of the medians (default Adasum / mean).
+// Rank 0 prints a table and writes JSON.
 //
-//   build/pacer launch -n 4 -- build/bench/bench_adasum_allreduce --sizes 1M,10M,50M --json out.json
+//   build/pacer launch -n 4 -- build/bench/bench_adasum_allreduce --sizes 256K,1M,10M,50M --json out.json
 //
 // The buffers are split into the tensor sizes of a transformer (width d: blocks of qkv, out,
 // two MLP matrices, their biases and two layer norms, the rest one embedding matrix), because

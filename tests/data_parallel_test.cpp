@@ -231,7 +231,7 @@ TEST_F(DataParallelTest, RanksWithDifferentInitialParametersAreRefused) {
 TEST_F(DataParallelTest, LaunchStopsTheOthersWhenOneFails) {
   const auto start_time = std::chrono::steady_clock::now();
   const auto r = pacer("launch -n 3 --grace 2 -- sh -c 'echo hello from $RANK of $WORLD_SIZE; "
-                       "if [ \"$RANK\" = 1 ]; then exit 3; fi; sleep 60'");
+                       "if [ \"$RANK\" = 1 ]; then sleep 1; exit 3; fi; sleep 60'");  // the others print first
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(20));
   EXPECT_NE(r.out.find("[rank 1] hello from 1 of 3"), std::string::npos) << r.out;

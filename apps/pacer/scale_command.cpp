@@ -102,7 +102,8 @@ Action add_scale_command(CLI::App& app) {
                  "Data-parallel combiners to compare, e.g. mean,adasum (one series per algorithm and combiner)");
   app.add_option("--virtual-workers", a->virtual_workers, "Virtual workers per step for --combine")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--adasum-mode", a->adasum_mode, "Adasum series: gradient, or delta (local optimizer steps, deltas combined; series name +adasum-delta)")
+  app.add_option("--adasum-mode", a->adasum_mode,
+                 "Adasum series: gradient, or delta (local optimizer steps, deltas combined; series +adasum-delta)")
       ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();
   app.add_option("--eval-spacing", a->eval_spacing,
                  "linear: every budget/evals steps; log: geometrically spaced (the same relative resolution of "

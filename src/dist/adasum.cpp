@@ -95,16 +95,22 @@ void adasum_combine(at::Tensor& out, const at::Tensor& a, const at::Tensor& b, d
   }
 }
 
-at::Tensor adasum(const at::Tensor& a, const at::Tensor& b, const std::vector<int64_t>& numels) {
+void adasum_into(at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const std::vector<int64_t>& numels) {
   check_pair(a, b, "adasum");
+  check_pair(out, a, "adasum");
   const std::vector<int64_t> offsets = offsets_of(numels, a.numel());
-  at::Tensor out = at::empty_like(a);
   for (size_t t = 0; t < numels.size(); ++t) {
     const at::Tensor x = a.narrow(0, offsets[t], numels[t]), y = b.narrow(0, offsets[t], numels[t]);
     at::Tensor o = out.narrow(0, offsets[t], numels[t]);
+    // Both dots are taken before `o` (possibly `x` or `y`) is written.
     const auto [ca, cb] = adasum_coefficients(adasum_dots(x, y));
     adasum_combine(o, x, y, ca, cb);
   }
+}
+
+at::Tensor adasum(const at::Tensor& a, const at::Tensor& b, const std::vector<int64_t>& numels) {
+  at::Tensor out = at::empty_like(a);
+  adasum_into(out, a, b, numels);
   return out;
 }
 

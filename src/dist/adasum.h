@@ -39,6 +39,8 @@ void adasum_combine(at::Tensor& out, const at::Tensor& a, const at::Tensor& b, d
 
 // Adasum of two flat buffers, tensor by tensor (`numels` sums to the buffer size).
 at::Tensor adasum(const at::Tensor& a, const at::Tensor& b, const std::vector<int64_t>& numels);
+// The same into `out`, which may be `a` or `b` (the combiners work in place).
+void adasum_into(at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const std::vector<int64_t>& numels);
 // Adasum over the workers' flat buffers in the reference tree order (see above).
 at::Tensor adasum_tree_reference(const std::vector<at::Tensor>& buffers, const std::vector<int64_t>& numels);
 

@@ -82,19 +82,14 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
   if (rank + q < p) {
     at::Tensor extra = scratch_for(rank, flat, flat.numel());
     comm.recv(extra, rank + q, kFoldTag);
-    for (size_t t = 0; t < numels.size(); ++t) {  // in place, tensor by tensor
-      at::Tensor mine = flat.narrow(0, offsets[t], numels[t]);
-      const at::Tensor theirs = extra.narrow(0, offsets[t], numels[t]);
-      const auto [ca, cb] = adasum_coefficients(adasum_dots(mine, theirs));
-      adasum_combine(mine, mine, theirs, ca, cb);
-    }
+    adasum_into(flat, flat, extra, numels);
   }
 
   const int64_t bytes = static_cast<int64_t>(flat.numel()) * static_cast<int64_t>(flat.element_size());
   const int64_t whole_vector_bytes = comm.backend() == "in-process" ? options_.adasum_whole_vector_bytes_in_process
                                                                      : options_.adasum_whole_vector_bytes;
   if (bytes <= whole_vector_bytes) {
-    whole_vector_doubling(comm, flat, q, numels, offsets);
+    whole_vector_doubling(comm, flat, q, numels);
   } else {
     vector_halving_distance_doubling(comm, flat, q, numels, offsets);
   }
@@ -102,21 +97,17 @@ void AdasumCombiner::combine(Communicator& comm, at::Tensor& flat, const std::ve
 }
 
 void AdasumCombiner::whole_vector_doubling(Communicator& comm, at::Tensor& flat, int q,
-                                           const std::vector<int64_t>& numels, const std::vector<int64_t>& offsets) {
+                                           const std::vector<int64_t>& numels) {
   const int rank = comm.rank();
   at::Tensor theirs = scratch_for(rank, flat, flat.numel());
   for (int d = 1; d < q; d *= 2) {
     comm.exchange(flat, theirs, rank ^ d, kWholeTag + d);
     // Both ranks of the pair compute Adasum(lower block's vector, upper block's) the same way,
     // so they hold bit-identical results.
-    const bool lower = (rank & d) == 0;
-    for (size_t t = 0; t < numels.size(); ++t) {
-      at::Tensor mine = flat.narrow(0, offsets[t], numels[t]);
-      const at::Tensor other = theirs.narrow(0, offsets[t], numels[t]);
-      const at::Tensor& a = lower ? mine : other;
-      const at::Tensor& b = lower ? other : mine;
-      const auto [ca, cb] = adasum_coefficients(adasum_dots(a, b));
-      adasum_combine(mine, a, b, ca, cb);
+    if ((rank & d) == 0) {
+      adasum_into(flat, flat, theirs, numels);
+    } else {
+      adasum_into(flat, theirs, flat, numels);
     }
   }
 }

@@ -7,11 +7,11 @@
 // the result; the halves are then exchanged back (distance halving). Traffic per rank is about
 // 2 (p-1)/p of the buffer, as for a ring allreduce.
 //
-// Small buffers (up to CombinerOptions::adasum_whole_vector_bytes, 0 between threads) skip the halving: at level d
-// each rank swaps its whole current vector with rank ^ d and both compute the same Adasum of the
-// pair (lower block first) from full-tensor dots. log2(p) message rounds instead of about
-// (log2(p) + 1)(log2(p) + 2) / 2 + log2(p), at the price of sending the whole buffer each level:
-// the better trade while latency, not bandwidth, dominates. Both give the same tree.
+// Small buffers (up to CombinerOptions::adasum_whole_vector_bytes; 0 between threads) skip the
+// halving: at level d each rank swaps its whole current vector with rank ^ d and both compute the
+// same Adasum of the pair (lower block first) from full-tensor dots. With k = log2(p), k message
+// rounds instead of 2k + k(k+1)/2 (7 for p = 4), at the price of sending the whole buffer each
+// level: the better trade while latency, not bandwidth, dominates. Both give the same tree.
 //
 // Worker counts that are not a power of two (the reference refuses them): with q the largest
 // power of two below p, rank q+i first sends its buffer to rank i, which folds it in with Adasum;
@@ -34,8 +34,7 @@ class AdasumCombiner : public GradientCombiner {
   void combine(Communicator& comm, at::Tensor& flat, const std::vector<int64_t>& numels) override;
 
  private:
-  void whole_vector_doubling(Communicator& comm, at::Tensor& flat, int q, const std::vector<int64_t>& numels,
-                             const std::vector<int64_t>& offsets);
+  void whole_vector_doubling(Communicator& comm, at::Tensor& flat, int q, const std::vector<int64_t>& numels);
   void vector_halving_distance_doubling(Communicator& comm, at::Tensor& flat, int q,
                                         const std::vector<int64_t>& numels, const std::vector<int64_t>& offsets);
   CombinerOptions options_;

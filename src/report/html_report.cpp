@@ -1,4 +1,3 @@
-#include "core/format.h"
 #include "report/html_report.h"
 
 #include <cmath>
@@ -9,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "report/score_charts.h"
 #include "report/svg_chart.h"
 

@@ -1,17 +1,15 @@
-#include "core/format.h"
 #include "scale/scaling_page.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "report/svg_chart.h"
 
 namespace pacer {
@@ -100,7 +98,8 @@ std::string render_scaling_html(const ScalingReport& report) {
   for (const auto& s : report.series) {
     h << "<tr><td class=\"l\">" << xml_escape(s.name) << "</td><td class=\"l\">" << xml_escape(s.algorithm) << "</td>";
     if (s.fit) {
-      h << cell(format_double("%.0f", s.fit->fit.s_min)) << cell(format_double("%.0f", s.fit->s_min_low) + " - " + format_double("%.0f", s.fit->s_min_high))
+      h << cell(format_double("%.0f", s.fit->fit.s_min))
+        << cell(format_double("%.0f", s.fit->s_min_low) + " - " + format_double("%.0f", s.fit->s_min_high))
         << cell(format_double("%.0f", s.fit->fit.b_crit))
         << cell(format_double("%.0f", s.fit->b_crit_low) + " - " + format_double("%.0f", s.fit->b_crit_high))
         << cell(format_double("%.3f", s.fit->fit.rms_log_error));

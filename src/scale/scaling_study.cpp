@@ -1,16 +1,14 @@
-#include "core/format.h"
 #include "scale/scaling_study.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "report/svg_chart.h"
+#include "core/format.h"
 #include "scale/scaling_page.h"
 #include "tune/sweep.h"
 
@@ -135,14 +133,18 @@ std::string scaling_table_text(const ScalingReport& report) {
           << (b.result.trial_id ? hyperparameters_summary(b.best_hparams) : "") << "\n";
     }
     if (s.fit) {
-      out << "  fit S(B) = S_min (1 + B_crit / B): S_min " << format_double("%.0f", s.fit->fit.s_min) << " steps, B_crit "
-          << format_double("%.0f", s.fit->fit.b_crit) << " (95% bootstrap interval " << format_double("%.0f", s.fit->b_crit_low) << " - "
-          << format_double("%.0f", s.fit->b_crit_high) << ", " << s.fit->resamples << " resamples), rms log error "
-          << format_double("%.3f", s.fit->fit.rms_log_error) << "\n";
+      out << "  fit S(B) = S_min (1 + B_crit / B): S_min " << format_double("%.0f", s.fit->fit.s_min)
+          << " steps, B_crit " << format_double("%.0f", s.fit->fit.b_crit) << " (95% bootstrap interval "
+          << format_double("%.0f", s.fit->b_crit_low) << " - " << format_double("%.0f", s.fit->b_crit_high) << ", "
+          << s.fit->resamples << " resamples), rms log error " << format_double("%.3f", s.fit->fit.rms_log_error)
+          << "\n";
     } else {
       out << "  fit: fewer than three batch sizes reached the goal\n";
     }
-    if (s.noise_scale) out << "  gradient noise scale B_simple (median of the best trials at their hit): " << format_double("%.0f", *s.noise_scale) << "\n";
+    if (s.noise_scale) {
+      out << "  gradient noise scale B_simple (median of the best trials at their hit): "
+          << format_double("%.0f", *s.noise_scale) << "\n";
+    }
   }
   out << "\nregimes: perfect scaling if efficiency >= " << report.thresholds.perfect
       << ", maximal data parallelism if < " << report.thresholds.maximal
@@ -264,7 +266,6 @@ ScalingReport scaling_report_from_json(const std::string& text, const std::strin
   }
   return report;
 }
-
 
 void write_scaling_outputs(const ScalingReport& report, const std::string& dir) {
   create_directories(dir);

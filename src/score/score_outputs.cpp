@@ -1,4 +1,3 @@
-#include "core/format.h"
 #include "score/score_outputs.h"
 
 #include <algorithm>
@@ -7,6 +6,7 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/format.h"
 
 namespace pacer {
 namespace {

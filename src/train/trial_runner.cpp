@@ -90,6 +90,12 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
   result.batch_size = options.batch_size ? *options.batch_size : algorithm.batch_size(spec);
   result.time_budget = options.time_budget ? *options.time_budget : spec.max_runtime_sec * options.budget_multiplier;
   if (result.batch_size <= 0) throw InputError("batch size must be positive");
+  // The loop looks steps up by binary search.
+  for (size_t i = 0; i < options.eval_at_steps.size(); ++i) {
+    if (options.eval_at_steps[i] < 1 || (i > 0 && options.eval_at_steps[i] <= options.eval_at_steps[i - 1])) {
+      throw InputError("eval steps must be positive and strictly increasing (at position " + std::to_string(i) + ")");
+    }
+  }
   if (!(result.time_budget > 0)) throw InputError("time budget must be positive");
 
   // Data parallel over processes: every rank runs this loop in lockstep on its shard of each
