@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlite3-dev sqlite3 zlib1g-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  dataset-fashion-mnist
+  dataset-fashion-mnist fortunes  # fortunes: the English corpus of fortunes_lm
   python3 python3-torch python3-numpy
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
 )

@@ -16,5 +16,6 @@ Action add_tune_command(CLI::App& app, int argc, char** argv);
 Action add_study_command(CLI::App& app);
 Action add_scale_command(CLI::App& app);
 Action add_launch_command(CLI::App& app);
+Action add_targets_command(CLI::App& app);
 
 }  // namespace pacer::cli

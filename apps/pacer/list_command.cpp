@@ -14,15 +14,21 @@ Action add_list_command(CLI::App& app) {
   return [what] {
     if (*what == "all" || *what == "workloads") {
       std::printf("Workloads\n");
-      std::printf("  %-22s %-10s %-5s %9s %9s %9s %8s %8s %6s  %s\n", "name", "metric", "goal", "val", "test",
-                  "budget_s", "step_hint", "eval_s", "batch", "variant of");
+      std::printf("  %-28s %-21s %-9s %-4s %8s %8s %8s %9s %6s %5s  %s\n", "name", "modality", "metric", "goal",
+                  "val", "test", "budget_s", "step_hint", "eval_s", "batch", "variant of");
       for (const auto& s : workload_specs()) {
-        std::printf("  %-22s %-10s %-5s %9.4f %9.4f %9.0f %8lld %8.1f %6lld  %s\n", s.name.c_str(),
-                    s.target_metric.c_str(), s.higher_is_better ? "max" : "min", s.validation_target, s.test_target,
+        std::printf("  %-28s %-21s %-9s %-4s %8.4f %8.4f %8.0f %9lld %6.1f %5lld  %s\n", s.name.c_str(),
+                    s.modality.c_str(), s.target_metric.c_str(), s.higher_is_better ? "max" : "min",
+                    s.validation_target, s.test_target,
                     s.max_runtime_sec, static_cast<long long>(s.step_hint), s.eval_period_sec,
                     static_cast<long long>(s.reference_batch_size), s.is_variant() ? s.base_workload.c_str() : "-");
       }
-      for (const auto& s : workload_specs()) std::printf("    %-20s %s\n", s.name.c_str(), s.description.c_str());
+      for (const auto& s : workload_specs()) {
+        std::string variants;
+        for (const auto& v : workload_variants(s.name)) variants += (variants.empty() ? "" : ", ") + v;
+        std::printf("    %-26s %s%s\n", s.name.c_str(), s.description.c_str(),
+                    variants.empty() ? "" : ("; variants: " + variants).c_str());
+      }
       std::printf("  suites (pacer tune --suite NAME)\n");
       for (const auto& suite : workload_suites()) {
         std::string names;

@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   commands.emplace_back(scale, pacer::cli::add_scale_command(*scale));
   auto* launch = app.add_subcommand("launch", "Start N local processes of a command as one data-parallel job (torchrun-style)");
   commands.emplace_back(launch, pacer::cli::add_launch_command(*launch));
+  auto* targets = app.add_subcommand("targets", "Set a workload's targets and budget by AlgoPerf's procedure (resumable)");
+  commands.emplace_back(targets, pacer::cli::add_targets_command(*targets));
 
   try {
     app.parse(argc, argv);

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "interrupt.h"
@@ -37,6 +39,8 @@ struct TuneArgs {
   int studies = 0, workers = 1, grid_points = 3, threads = 0;
   int64_t trials = 0, eval_every = 0, max_steps = 0, batch_size = 0;
   uint64_t seed = 0, sampler_seed = 0;
+  uint64_t held_out_seed = 0;
+  bool held_out_seed_given = false;
   double budget = 0.0, budget_multiplier = 0.0, lease = 60.0, heartbeat = 0.0;
   bool quiet = false, ignore_targets = false;
 };
@@ -87,7 +91,10 @@ std::vector<std::string> worker_base_args(int argc, char** argv) {
 Action add_tune_command(CLI::App& app, int argc, char** argv) {
   auto a = std::make_shared<TuneArgs>();
   app.add_option("-w,--workload", a->workloads, "Workload(s) to tune (repeatable; see pacer list)")->delimiter(',');
-  app.add_option("--suite", a->suite, "A workload suite instead of -w (small, all; see pacer list)");
+  app.add_option("--suite", a->suite, "A workload suite instead of -w (small, variants, all, quick; see pacer list)");
+  app.add_option_function<uint64_t>(
+      "--held-out-seed", [a](const uint64_t& v) { a->held_out_seed = v, a->held_out_seed_given = true; },
+      "Under --rules v0.5 with --suite: seed of the held-out variant draw (default: --seed)");
   app.add_option("-a,--algorithm", a->algorithm, "Training algorithm")->required();
   app.add_option("--space", a->space_file, "Search space JSON in the AlgoPerf format (external tuning), e.g. spaces/nadamw.json");
   app.add_option("--ruleset", a->ruleset, "external (search space, N studies x M trials) or self (no hyperparameters)")
@@ -132,6 +139,15 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     std::vector<std::string> workloads = a->suite.empty() ? a->workloads : workload_suite(a->suite);
     if (workloads.empty()) throw InputError("no workload: give -w/--workload NAME or --suite NAME");
     const RulesPreset& rules = rules_preset(a->rules.empty() ? default_rules_name() : a->rules);
+    // AlgoPerf v0.5: each base workload of the suite brings one held-out variant, drawn by a seed
+    // that is printed and written beside the logs so the draw can be repeated.
+    std::vector<std::string> held_out;
+    const uint64_t held_out_seed = a->held_out_seed_given ? a->held_out_seed : a->seed;
+    if (rules.held_out_variants && !a->suite.empty()) {
+      held_out = draw_held_out_variants(workloads, held_out_seed);
+      for (const auto& name : held_out)
+        if (std::find(workloads.begin(), workloads.end(), name) == workloads.end()) workloads.push_back(name);
+    }
     const Ruleset ruleset = parse_ruleset(a->ruleset);
     std::optional<SearchSpace> space;
     if (!a->space_file.empty()) space = SearchSpace::from_json_file(a->space_file);
@@ -189,6 +205,18 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
                    " trials (" + to_string(ruleset) + " tuning, " + rules.name + "); store " + a->store + ": " +
                    std::to_string(before.done) + " done, " + std::to_string(before.pending + before.running) +
                    " to run");
+    }
+
+    if (!held_out.empty() && a->worker_label.empty()) {
+      std::string names;
+      for (const auto& n : held_out) names += (names.empty() ? "" : ", ") + n;
+      progress.log("held-out variants (" + rules.name + ", seed " + std::to_string(held_out_seed) + "): " + names);
+      if (!a->out.empty()) {
+        create_directories(a->out);
+        nlohmann::ordered_json record = {{"rules", rules.name}, {"seed", std::to_string(held_out_seed)},
+                                         {"suite", a->suite}, {"held_out_workloads", held_out}};
+        write_file_atomic(a->out + "/held_out_workloads.json", record.dump(2) + "\n");
+      }
     }
 
     // First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.

@@ -2,17 +2,7 @@
 
 #include <ATen/ATen.h>
 
-#include "core/error.h"
-
 namespace pacer {
-
-Activation activation_from_string(const std::string& name) {
-  if (name == "relu") return Activation::relu;
-  if (name == "tanh") return Activation::tanh;
-  if (name == "gelu") return Activation::gelu;
-  if (name == "sigmoid") return Activation::sigmoid;
-  throw InputError("unknown activation '" + name + "' (relu, tanh, gelu, sigmoid)");
-}
 
 Mlp::Mlp(const MlpOptions& options) : options_(options) {
   int64_t width = options.input_size;
@@ -33,12 +23,7 @@ at::Tensor Mlp::forward(const at::Tensor& inputs, double dropout_rate) {
   for (size_t i = 0; i < hidden_.size(); ++i) {
     x = hidden_[i]->forward(x);
     if (options_.layer_norm) x = norms_[i]->forward(x);
-    switch (options_.activation) {
-      case Activation::relu: x = at::relu(x); break;
-      case Activation::tanh: x = at::tanh(x); break;
-      case Activation::gelu: x = at::gelu(x); break;
-      case Activation::sigmoid: x = at::sigmoid(x); break;
-    }
+    x = apply_activation(options_.activation, x);
     if (drop) x = at::dropout(x, dropout_rate, /*train=*/true);
   }
   return output_->forward(x);

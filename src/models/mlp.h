@@ -7,12 +7,10 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
+#include "models/activation.h"
 #include "models/network.h"
 
 namespace pacer {
-
-enum class Activation { relu, tanh, gelu, sigmoid };
-Activation activation_from_string(const std::string& name);
 
 struct MlpOptions {
   int64_t input_size = 784;

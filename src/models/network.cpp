@@ -9,6 +9,9 @@ const char* to_string(ParamType type) {
     case ParamType::conv_weight: return "conv_weight";
     case ParamType::layer_norm_scale: return "layer_norm_scale";
     case ParamType::layer_norm_bias: return "layer_norm_bias";
+    case ParamType::batch_norm_scale: return "batch_norm_scale";
+    case ParamType::batch_norm_bias: return "batch_norm_bias";
+    case ParamType::embedding: return "embedding";
   }
   return "unknown";
 }

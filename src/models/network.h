@@ -2,6 +2,8 @@
 // Base class of the networks that workloads train. Unlike a plain torch::nn::Module, the dropout
 // rate is an argument of forward (AlgoPerf's model_fn takes it per call, so a submission can tune
 // it), and every parameter has a type that algorithms may use (e.g. no weight decay on biases).
+// The module's buffers are AlgoPerf's model_state (e.g. batch-norm running statistics): updated by
+// forward in training mode, read in evaluation mode, never touched by the optimizer.
 //
 //   class MyNet : public pacer::Network {
 //     at::Tensor forward(const at::Tensor& x, double dropout_rate) override;
@@ -14,7 +16,16 @@
 
 namespace pacer {
 
-enum class ParamType { weight, bias, conv_weight, layer_norm_scale, layer_norm_bias };
+enum class ParamType {
+  weight,
+  bias,
+  conv_weight,
+  layer_norm_scale,
+  layer_norm_bias,
+  batch_norm_scale,
+  batch_norm_bias,
+  embedding,
+};
 const char* to_string(ParamType type);
 
 class Network : public torch::nn::Module {

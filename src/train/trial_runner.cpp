@@ -13,6 +13,7 @@
 #include "data/batch_stream.h"
 #include "runtime/torch_runtime.h"
 #include "train/gradient_norms.h"
+#include "train/model_state_sync.h"
 #include "train/noise_scale.h"
 #include "train/trial_writer.h"
 
@@ -233,6 +234,8 @@ TrialResult run_trial(Workload& workload, TrainingAlgorithm& algorithm, const st
         break;
       }
 
+      // Batch-norm statistics were updated on each rank's shard: evaluate with their mean.
+      if (eval_due && comm) average_model_state(*comm, *network);
       if (eval_due && !lead) {  // wait for rank 0's eval and take its decisions
         const EvalDecision d = share_eval_decision(*comm, EvalDecision{}, device);
         time_remaining = !d.out_of_time;

@@ -15,6 +15,7 @@ class Workload;
 
 std::vector<WorkloadSpec> workload_specs();
 const WorkloadSpec& workload_spec(const std::string& name);  // InputError listing valid names
+std::vector<std::string> workload_variants(const std::string& base);  // in catalog order
 std::unique_ptr<Workload> create_workload(const std::string& name);
 
 }  // namespace pacer

@@ -1,16 +1,35 @@
 #include "workloads/suites.h"
 
+#include <random>
+
 #include "core/error.h"
+#include "workloads/registry.h"
 
 namespace pacer {
+namespace {
+
+std::vector<std::string> names_where(bool variants) {
+  std::vector<std::string> names;
+  for (const auto& spec : workload_specs())
+    if (spec.is_variant() == variants) names.push_back(spec.name);
+  return names;
+}
+
+}  // namespace
 
 const std::vector<WorkloadSuite>& workload_suites() {
-  static const std::vector<WorkloadSuite> suites = {
-      {"small", "the workloads that tune in minutes on a laptop CPU (budgets of 2-10 s)",
-       {"fmnist_mlp", "fmnist_mlp_tanh", "fmnist_mlp_layernorm", "synthetic_regression"}},
-      {"all", "every workload Pacer ships, including fmnist_cnn (240 s budget)",
-       {"fmnist_mlp", "fmnist_mlp_tanh", "fmnist_mlp_layernorm", "fmnist_cnn", "synthetic_regression"}},
-  };
+  static const std::vector<WorkloadSuite> suites = [] {
+    std::vector<WorkloadSuite> s;
+    s.push_back({"small", "every base workload once (the benchmark; about an hour per algorithm on 2 cores)",
+                 names_where(false)});
+    s.push_back({"variants", "every workload variant (held-out candidates)", names_where(true)});
+    std::vector<std::string> all;
+    for (const auto& spec : workload_specs()) all.push_back(spec.name);
+    s.push_back({"all", "every workload Pacer ships", all});
+    s.push_back({"quick", "the workloads that tune in seconds (tests, smoke checks)",
+                 {"fmnist_mlp", "synthetic_regression"}});
+    return s;
+  }();
   return suites;
 }
 
@@ -21,6 +40,20 @@ const std::vector<std::string>& workload_suite(const std::string& name) {
     valid += (valid.empty() ? "" : ", ") + suite.name;
   }
   throw InputError("unknown workload suite '" + name + "' (valid: " + valid + ")");
+}
+
+std::vector<std::string> draw_held_out_variants(const std::vector<std::string>& workloads, uint64_t seed) {
+  // mt19937_64's output is fixed by the standard (distributions are not), so a draw is the same
+  // on every platform for the same seed.
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> drawn;
+  for (const auto& name : workloads) {
+    if (workload_spec(name).is_variant()) continue;
+    const std::vector<std::string> variants = workload_variants(name);
+    if (variants.empty()) continue;
+    drawn.push_back(variants[static_cast<size_t>(rng() % variants.size())]);
+  }
+  return drawn;
 }
 
 }  // namespace pacer

@@ -11,6 +11,7 @@ namespace pacer {
 struct WorkloadSpec {
   std::string name;
   std::string description;
+  std::string modality;       // e.g. "image classification", "language modelling"
   std::string base_workload;  // for a variant: the workload it varies; empty for a base workload
   std::string target_metric;  // e.g. "accuracy", "loss"; logged as validation/<metric>
   bool higher_is_better = true;

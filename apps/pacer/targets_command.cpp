@@ -1,0 +1,135 @@
+// pacer targets: AlgoPerf's target-setting procedure for one workload, through the study store
+// (resumable; run the same command in a second terminal to use a second core).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/format.h"
+#include "interrupt.h"
+#include "runtime/torch_runtime.h"
+#include "store/study_store.h"
+#include "tune/target_setting.h"
+#include "tune/tuning_worker.h"
+#include "workloads/registry.h"
+
+namespace pacer::cli {
+namespace {
+
+struct TargetsArgs {
+  std::string workload, store = "runs/targets.db", out, algorithms = "adamw,nadamw,momentum,nesterov";
+  std::string device = "auto", data_dir;
+  TargetSettingOptions options;
+  int threads = 0;
+  bool quiet = false;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+}  // namespace
+
+Action add_targets_command(CLI::App& app) {
+  auto a = std::make_shared<TargetsArgs>();
+  app.add_option("-w,--workload", a->workload, "Workload whose targets to set")->required();
+  app.add_option("--store", a->store, "Study store (SQLite) holding every run; the command resumes from it")
+      ->capture_default_str();
+  app.add_option("-o,--out", a->out, "Target record to write (JSON; default: print only)");
+  app.add_option("--algorithms", a->algorithms, "Target-setting algorithms, comma-separated")->capture_default_str();
+  app.add_option("--space-dir", a->options.space_dir, "Folder of the algorithms' search spaces (A.json)")
+      ->capture_default_str();
+  app.add_option("--trials", a->options.trials, "Quasi-random points per algorithm")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--reruns", a->options.reruns, "Seeds the best point is re-run with")->capture_default_str();
+  app.add_option("--step-fraction", a->options.step_fraction, "Steps per run as a fraction of the step hint")
+      ->capture_default_str();
+  app.add_option("--step-hint", a->options.step_hint, "Step hint (default: the workload's)");
+  app.add_option("--eval-every", a->options.eval_every, "Eval every N steps (default: steps per run / 20)");
+  app.add_option("--budget-factor", a->options.budget_factor,
+                 "Budget = this x the median time the re-runs need to reach the validation target")
+      ->capture_default_str();
+  app.add_option("--seed", a->options.seed, "Seed of the sampler and the trials")->capture_default_str();
+  app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--data-dir", a->data_dir, "The workload's data folder");
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  app.add_flag("-q,--quiet", a->quiet, "Only the summary");
+  return [a]() -> int {
+    a->options.workload = a->workload;
+    a->options.algorithms = split_list(a->algorithms);
+    a->options.settings.device = a->device;
+    a->options.settings.data_dir = a->data_dir;
+    const TargetSetter setter(a->options);  // validates before the store exists
+    const auto search_sweeps = setter.search_sweeps();
+    for (const auto& s : search_sweeps) validate_sweep(s);
+    resolve_device(a->device);
+    const auto parent = std::filesystem::path(a->store).parent_path();
+    if (!parent.empty()) create_directories(parent.string());
+    if (!a->out.empty()) {
+      const auto out_parent = std::filesystem::path(a->out).parent_path();
+      if (!out_parent.empty()) create_directories(out_parent.string());
+    }
+    set_num_threads(a->threads);
+
+    StudyStore store(a->store);
+    Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
+    const std::atomic<bool>& stop = install_interrupt_handler();
+    WorkerOptions worker;
+    worker.stop_requested = &stop;
+    worker.progress = &progress;
+    auto run_studies = [&](const std::vector<StudyRecord>& studies) {
+      const WorkerReport report = run_tuning_worker(a->store, studies, worker);
+      if (report.interrupted) {
+        progress.log("interrupted: the same command resumes from " + a->store);
+        return false;
+      }
+      return true;
+    };
+
+    progress.log("pacer targets: " + a->workload + ", " + std::to_string(a->options.algorithms.size()) +
+                 " algorithms x " + std::to_string(a->options.trials) + " points, " +
+                 std::to_string(setter.steps_per_run()) + " steps each (eval every " +
+                 std::to_string(setter.eval_every()) + "), then " + std::to_string(a->options.reruns) +
+                 " re-runs of the best; store " + a->store);
+    const auto search = plan_sweeps(store, search_sweeps);
+    if (!run_studies(search)) return 130;
+    const auto reruns = plan_sweeps(store, {setter.rerun_sweep(store, search)});
+    if (!run_studies(reruns)) return 130;
+
+    const nlohmann::ordered_json record = setter.record(store, search, reruns);
+    if (!a->out.empty()) write_file_atomic(a->out, record.dump(2) + "\n");
+    const auto& range = record["rerun_best_validation"];
+    std::printf("workload:           %s (%s, %s)\n", a->workload.c_str(), record["metric"].get<std::string>().c_str(),
+                record["higher_is_better"].get<bool>() ? "higher is better" : "lower is better");
+    std::printf("best point:         %s %s\n", record["best_point"]["algorithm"].get<std::string>().c_str(),
+                record["best_point"]["hparams"].dump().c_str());
+    std::printf("re-runs' best:      min %s, median %s, max %s\n", format_double("%.4g", range["min"].get<double>()).c_str(),
+                format_double("%.4g", range["median"].get<double>()).c_str(),
+                format_double("%.4g", range["max"].get<double>()).c_str());
+    std::printf("validation target:  %s\n", format_double("%.4g", record["validation_target"].get<double>()).c_str());
+    std::printf("test target:        %s\n", record["test_target"].is_null()
+                                                ? "none (no re-run reached the validation target)"
+                                                : format_double("%.4g", record["test_target"].get<double>()).c_str());
+    std::printf("budget:             %s s (%s x median time to target %s s)\n",
+                format_double("%.4g", record["budget_s"].get<double>()).c_str(),
+                format_double("%.3g", a->options.budget_factor).c_str(),
+                format_double("%.4g", record["median_time_to_target_s"].get<double>()).c_str());
+    if (!a->out.empty()) std::printf("record:             %s\n", a->out.c_str());
+    return 0;
+  };
+}
+
+}  // namespace pacer::cli

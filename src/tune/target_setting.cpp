@@ -1,0 +1,187 @@
+#include "tune/target_setting.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "workloads/registry.h"
+
+namespace pacer {
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+TargetSetter::TargetSetter(TargetSettingOptions options) : options_(std::move(options)) {
+  const WorkloadSpec& spec = workload_spec(options_.workload);
+  metric_ = spec.target_metric;
+  higher_is_better_ = spec.higher_is_better;
+  const int64_t hint = options_.step_hint > 0 ? options_.step_hint : spec.step_hint;
+  if (options_.algorithms.empty()) throw InputError("targets: --algorithms is empty");
+  if (options_.trials < 1) throw InputError("targets: --trials must be at least 1");
+  if (options_.reruns < 2) throw InputError("targets: --reruns must be at least 2 (a median of one run is no target)");
+  if (!(options_.step_fraction > 0.0 && options_.step_fraction <= 10.0))
+    throw InputError("targets: --step-fraction must be in (0, 10]");
+  if (!(options_.budget_factor >= 1.0 && std::isfinite(options_.budget_factor)))
+    throw InputError("targets: --budget-factor must be at least 1");
+  steps_ = std::max<int64_t>(1, std::llround(options_.step_fraction * static_cast<double>(hint)));
+  eval_every_ = options_.eval_every > 0 ? options_.eval_every : std::max<int64_t>(1, steps_ / 20);
+}
+
+bool TargetSetter::better(double a, double b) const { return higher_is_better_ ? a > b : a < b; }
+
+std::vector<SweepSpec> TargetSetter::search_sweeps() const {
+  std::vector<SweepSpec> sweeps;
+  for (const auto& algorithm : options_.algorithms) {
+    SweepSpec s;
+    s.experiment = "targets-search";
+    s.workload = options_.workload;
+    s.algorithm = algorithm;
+    s.ruleset = Ruleset::external;
+    s.space_origin = options_.space_dir + "/" + algorithm + ".json";
+    s.space = SearchSpace::from_json_file(s.space_origin);
+    s.sampler = "halton";
+    s.sampler_options.seed = options_.seed;
+    s.studies = 1;
+    s.trials = options_.trials;
+    s.seed = options_.seed;
+    s.settings = options_.settings;
+    s.settings.max_steps = steps_;
+    s.settings.eval_every_steps = eval_every_;
+    s.settings.stop_at_targets = false;  // the targets are what this finds
+    s.settings.time_budget = 1e9;        // step-limited, never time-limited
+    s.settings.eval_splits.clear();
+    sweeps.push_back(s);
+  }
+  return sweeps;
+}
+
+std::vector<TargetRun> TargetSetter::runs(const StudyStore& store, const std::vector<StudyRecord>& studies) const {
+  const std::string validation_key = "validation/" + metric_, test_key = "test/" + metric_;
+  std::vector<TargetRun> out;
+  for (const auto& study : studies) {
+    for (const auto& trial : store.trials(study.id)) {
+      if (!is_terminal(trial.status)) continue;
+      TargetRun run;
+      run.algorithm = study.algorithm;
+      run.trial_index = trial.index;
+      run.seed = trial.seed;
+      run.hparams_json = trial.hparams_json.value_or("{}");
+      run.status = to_string(trial.status);
+      for (const auto& eval : store.evals(trial.id)) {
+        const auto metrics = nlohmann::json::parse(eval.metrics_json);
+        if (!metrics.contains(validation_key) || !metrics[validation_key].is_number()) continue;
+        const double v = metrics[validation_key].get<double>();
+        if (!std::isfinite(v)) continue;
+        run.validation_curve.emplace_back(eval.submission_time, v);
+        if (!run.best_validation || better(v, *run.best_validation)) {
+          run.best_validation = v;
+          run.best_step = eval.global_step;
+          run.test_at_best.reset();
+          if (metrics.contains(test_key) && metrics[test_key].is_number()) run.test_at_best = metrics[test_key].get<double>();
+        }
+      }
+      out.push_back(run);
+    }
+  }
+  return out;
+}
+
+SweepSpec TargetSetter::rerun_sweep(const StudyStore& store, const std::vector<StudyRecord>& search) const {
+  const TargetRun* best = nullptr;
+  const auto all = runs(store, search);
+  for (const auto& run : all)
+    if (run.status == "complete" && run.best_validation && (!best || better(*run.best_validation, *best->best_validation)))
+      best = &run;
+  if (!best) throw InputError("targets: no search run of " + options_.workload + " finished with a finite validation " + metric_);
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (int64_t i = 0; i < options_.reruns; ++i) points.push_back(nlohmann::ordered_json::parse(best->hparams_json));
+  SweepSpec s;
+  s.experiment = "targets-rerun";
+  s.workload = options_.workload;
+  s.algorithm = best->algorithm;
+  s.ruleset = Ruleset::external;
+  s.space = SearchSpace::from_json_text(points.dump(), "the best search point");
+  s.space_origin = "the best search point";
+  s.sampler = "list";
+  s.studies = 1;
+  s.trials = options_.reruns;
+  s.seed = options_.seed + 1;  // fresh seeds, not the search's
+  s.settings = search_sweeps().front().settings;
+  return s;
+}
+
+nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::vector<StudyRecord>& search,
+                                            const std::vector<StudyRecord>& reruns) const {
+  using nlohmann::ordered_json;
+  const WorkloadSpec& spec = workload_spec(options_.workload);
+  ordered_json r;
+  r["workload"] = options_.workload;
+  r["procedure"] = "pacer targets (AlgoPerf target setting, scaled down; docs/targets.md)";
+  r["metric"] = metric_;
+  r["higher_is_better"] = higher_is_better_;
+  r["step_hint"] = options_.step_hint > 0 ? options_.step_hint : spec.step_hint;
+  r["steps_per_run"] = steps_;
+  r["eval_every"] = eval_every_;
+  r["algorithms"] = options_.algorithms;
+  r["trials_per_algorithm"] = options_.trials;
+  r["seed"] = std::to_string(options_.seed);
+  auto run_json = [](const TargetRun& run) {
+    ordered_json j;
+    j["algorithm"] = run.algorithm;
+    j["trial"] = run.trial_index;
+    j["seed"] = std::to_string(run.seed);
+    j["hparams"] = ordered_json::parse(run.hparams_json);
+    j["status"] = run.status;
+    j["best_validation"] = run.best_validation ? ordered_json(*run.best_validation) : ordered_json(nullptr);
+    j["best_step"] = run.best_step;
+    j["test_at_best"] = run.test_at_best ? ordered_json(*run.test_at_best) : ordered_json(nullptr);
+    return j;
+  };
+  ordered_json search_runs = ordered_json::array();
+  for (const auto& run : runs(store, search)) search_runs.push_back(run_json(run));
+  r["search"] = search_runs;
+
+  const auto rerun_list = runs(store, reruns);
+  std::vector<double> best_values;
+  ordered_json rerun_json = ordered_json::array();
+  for (const auto& run : rerun_list) {
+    rerun_json.push_back(run_json(run));
+    if (run.best_validation) best_values.push_back(*run.best_validation);
+  }
+  if (best_values.size() < 2) throw InputError("targets: fewer than two re-runs finished with a finite validation value");
+  const double validation_target = median(best_values);
+  std::optional<double> test_target;
+  std::vector<double> times;
+  for (const auto& run : rerun_list) {
+    if (!run.best_validation || !spec.reached(*run.best_validation, validation_target, false)) continue;
+    if (run.test_at_best && (!test_target || better(*test_target, *run.test_at_best))) test_target = run.test_at_best;
+    for (const auto& [time, value] : run.validation_curve) {
+      if (spec.reached(value, validation_target, false)) {
+        times.push_back(time);
+        break;
+      }
+    }
+  }
+  if (!rerun_list.empty()) {
+    r["best_point"] = {{"algorithm", rerun_list.front().algorithm},
+                       {"hparams", ordered_json::parse(rerun_list.front().hparams_json)}};
+  }
+  r["reruns"] = rerun_json;
+  r["validation_target"] = validation_target;
+  r["test_target"] = test_target ? ordered_json(*test_target) : ordered_json(nullptr);
+  const double median_time = times.empty() ? 0.0 : median(times);
+  r["median_time_to_target_s"] = median_time;
+  r["budget_factor"] = options_.budget_factor;
+  r["budget_s"] = std::ceil(options_.budget_factor * median_time);
+  std::sort(best_values.begin(), best_values.end());
+  r["rerun_best_validation"] = {{"min", best_values.front()}, {"median", validation_target}, {"max", best_values.back()}};
+  return r;
+}
+
+}  // namespace pacer

@@ -1,0 +1,39 @@
+#pragma once
+// Image reconstruction from undersampled k-space (the fastMRI analog) on Fashion-MNIST: the input
+// is the zero-filled reconstruction of each image from a fixed column mask (4x acceleration,
+// 8% low-frequency band, mask seed fixed per workload), the target is the image with pixels in
+// [0, 1]. Loss: mean absolute error per image (fastMRI's L1). Metrics: ssim (the target metric,
+// as AlgoPerf computes it), loss, num_examples. Label smoothing does not apply.
+// Eval splits are subsets (kEvalExamples each) of Fashion-MNIST's validation and test splits and
+// of the training set: a U-Net eval costs ~25x an MLP's per image.
+#include <functional>
+
+#include "data/kspace_undersampling.h"
+#include "workloads/workload.h"
+
+namespace pacer {
+
+class FashionMnistReconstructionWorkload : public Workload {
+ public:
+  using NetworkFactory = std::function<std::shared_ptr<Network>()>;
+  FashionMnistReconstructionWorkload(WorkloadSpec spec, NetworkFactory factory);
+
+  void load(const WorkloadContext& context) override;
+  std::shared_ptr<Network> init_model(uint64_t seed, const c10::Device& device) const override;
+  LossOutput loss_fn(const at::Tensor& targets, const at::Tensor& outputs, const at::Tensor& weights,
+                     double label_smoothing) const override;
+  const TensorDataset& dataset(EvalSplit split) const override;
+  Metrics evaluate(Network& network, EvalSplit split) const override;
+
+  static constexpr int64_t kEvalExamples = 3000;
+  static constexpr int64_t kEvalBatchSize = 250;
+  static constexpr uint64_t kMaskSeed = 7;
+  static KspaceMaskOptions mask_options() { return {0.08, 4}; }
+
+ private:
+  NetworkFactory factory_;
+  TensorDataset train_, train_eval_, validation_, test_;
+  bool loaded_ = false;
+};
+
+}  // namespace pacer

@@ -1,0 +1,117 @@
+// pacer targets: AlgoPerf's target-setting procedure end to end on the synthetic workload (the
+// record's targets follow from its own runs by the documented rules; a second run resumes from
+// the store without new trials), its input errors, and the shipped target records agreeing with
+// the built-in workload specs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "workloads/registry.h"
+
+namespace {
+
+using pacer::testing::CliFixture;
+using pacer::testing::read_file;
+namespace fs = std::filesystem;
+
+class TargetsCliTest : public CliFixture {
+ protected:
+  std::string common() const {
+    return "targets -w synthetic_regression --algorithms nadamw,momentum --trials 2 --reruns 3 --step-hint 120 "
+           "--eval-every 10 --threads 1 -q --space-dir '" + std::string(PACER_SOURCE_DIR) + "/spaces' --store '" + dir_ +
+           "/targets.db' --out '" + dir_ + "/record.json'";
+  }
+};
+
+TEST_F(TargetsCliTest, TargetsFollowFromTheRerunsAndTheCommandResumes) {
+  auto r = pacer(common());
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("validation target:"), std::string::npos) << r.out;
+  const auto record = nlohmann::json::parse(read_file(dir_ + "/record.json"));
+  EXPECT_EQ(record["workload"], "synthetic_regression");
+  EXPECT_EQ(record["steps_per_run"], 90);  // 0.75 x 120
+  ASSERT_EQ(record["search"].size(), 4u);  // 2 algorithms x 2 points
+  ASSERT_EQ(record["reruns"].size(), 3u);
+
+  // The best point is the search run with the lowest validation loss; every re-run uses it.
+  double best = 1e300;
+  nlohmann::json best_hparams;
+  for (const auto& run : record["search"])
+    if (!run["best_validation"].is_null() && run["best_validation"].get<double>() < best) {
+      best = run["best_validation"];
+      best_hparams = run["hparams"];
+    }
+  EXPECT_EQ(record["best_point"]["hparams"], best_hparams);
+  std::vector<double> values;
+  std::set<std::string> seeds;
+  for (const auto& run : record["reruns"]) {
+    EXPECT_EQ(run["hparams"], best_hparams);
+    values.push_back(run["best_validation"]);
+    seeds.insert(run["seed"].get<std::string>());
+  }
+  EXPECT_EQ(seeds.size(), 3u);  // fresh seeds
+  std::sort(values.begin(), values.end());
+  EXPECT_DOUBLE_EQ(record["validation_target"].get<double>(), values[1]);  // the median of three
+  // Test target: the worst test value among re-runs that reach the validation target (loss: highest).
+  double worst_test = -1e300;
+  for (const auto& run : record["reruns"])
+    if (run["best_validation"].get<double>() <= record["validation_target"].get<double>())
+      worst_test = std::max(worst_test, run["test_at_best"].get<double>());
+  EXPECT_DOUBLE_EQ(record["test_target"].get<double>(), worst_test);
+  EXPECT_GT(record["median_time_to_target_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(record["budget_s"].get<double>(),
+                   std::ceil(3.0 * record["median_time_to_target_s"].get<double>()));
+
+  // Same command again: everything is in the store, nothing re-runs, the same targets come out.
+  fs::remove(dir_ + "/record.json");
+  r = pacer(common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto again = nlohmann::json::parse(read_file(dir_ + "/record.json"));
+  EXPECT_EQ(again["validation_target"], record["validation_target"]);
+  EXPECT_EQ(again["search"], record["search"]);
+  r = pacer("study list '" + dir_ + "/targets.db' --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), 3u);  // two search studies and one re-run study
+}
+
+TEST_F(TargetsCliTest, BadInputIsRefusedBeforeAnyRun) {
+  auto r = pacer("targets -w nope");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown workload 'nope'"), std::string::npos) << r.err;
+  r = pacer("targets -w synthetic_regression --reruns 1 --store '" + dir_ + "/a.db'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--reruns"), std::string::npos) << r.err;
+  r = pacer("targets -w synthetic_regression --space-dir '" + dir_ + "/nowhere' --store '" + dir_ + "/b.db'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;
+  r = pacer("targets -w synthetic_regression --algorithms nadamw,bogus --store '" + dir_ + "/c.db'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bogus"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/a.db") || fs::exists(dir_ + "/b.db") || fs::exists(dir_ + "/c.db"));
+}
+
+// Each record produced by `pacer targets` and committed under docs/targets/ is what the
+// workload's built-in spec says (targets rounded to 4 decimals, the budget, the step hint).
+TEST(ShippedTargets, RecordsAgreeWithTheSpecs) {
+  int checked = 0;
+  for (const auto& spec : pacer::workload_specs()) {
+    const fs::path path = fs::path(PACER_SOURCE_DIR) / "docs" / "targets" / (spec.name + ".json");
+    if (!fs::exists(path)) continue;
+    const auto record = nlohmann::json::parse(read_file(path.string()));
+    if (record["procedure"].get<std::string>().rfind("pacer targets", 0) != 0) continue;  // older tool
+    SCOPED_TRACE(spec.name);
+    EXPECT_NEAR(spec.validation_target, record["validation_target"].get<double>(), 5e-5);
+    EXPECT_NEAR(spec.test_target, record["test_target"].get<double>(), 5e-5);
+    EXPECT_DOUBLE_EQ(spec.max_runtime_sec, record["budget_s"].get<double>());
+    EXPECT_EQ(spec.step_hint, record["step_hint"].get<int64_t>());
+    ++checked;
+  }
+  EXPECT_GE(checked, 1) << "no record of pacer targets under docs/targets/";
+}
+
+}  // namespace
