@@ -1,21 +1,57 @@
 #!/usr/bin/env python3
-"""Prints the markdown section of docs/targets.md for one docs/targets/<workload>.json."""
+"""Prints the markdown section of docs/targets.md for one docs/targets/<workload>.json.
+
+Reads both record formats: `pacer targets` (keys "search" and "reruns") and the earlier
+tools/set_targets.py (keys "sweep" and "reruns_best_validation").
+Usage: tools/targets_table.py docs/targets/fmnist_resnet.json
+"""
 import json
 import sys
 
+
+def short(hparams):
+    keys = ["learning_rate", "one_minus_beta1", "weight_decay", "warmup_factor", "label_smoothing", "dropout_rate"]
+    return ", ".join(f"{k} {hparams[k]:.3g}" for k in keys if k in hparams)
+
+
+def value(v):
+    return "-" if v is None else f"{v:.4f}"
+
+
+def pacer_targets(d):
+    print(f"### {d['workload']}\n")
+    print(f"`pacer targets`: {len(d['algorithms'])} algorithms x {d['trials_per_algorithm']} Halton points, runs of "
+          f"{d['steps_per_run']} steps (0.75 x step hint {d['step_hint']}), evals every {d['eval_every']} steps; "
+          f"metric {d['metric']} ({'max' if d['higher_is_better'] else 'min'}).\n")
+    print("| algorithm | point | status | best validation (step) |\n| --- | --- | --- | --- |")
+    for r in d["search"]:
+        print(f"| {r['algorithm']} | {short(r['hparams'])} | {r['status']} | {value(r['best_validation'])} ({r['best_step']}) |")
+    b = d["best_point"]
+    reruns = ", ".join(value(r["best_validation"]) for r in d["reruns"])
+    print(f"\nBest point: **{b['algorithm']}** ({short(b['hparams'])}). Re-runs ({len(d['reruns'])} seeds), "
+          f"best validation: {reruns}.\n")
+    print(f"- validation target = median = **{d['validation_target']:.4f}**; test target = **{value(d['test_target'])}**")
+    print(f"- median time to the validation target {d['median_time_to_target_s']:.1f} s -> budget "
+          f"{d['budget_factor']:g} x = **{d['budget_s']:g} s**\n")
+
+
+def set_targets(d):
+    print(f"### {d['workload']}\n")
+    print(f"Runs of {d['steps_per_run']} steps (0.75 x step hint {d['step_hint']}), evals every {d['eval_every']} steps.\n")
+    print("| algorithm | learning rate | best validation |\n| --- | --- | --- |")
+    for s in d["sweep"]:
+        print(f"| {s['algorithm']} | {s['learning_rate']:g} | {s['best_validation']:.4f} |")
+    b = d["best_point"]
+    print(f"\nBest point: **{b['algorithm']}, learning_rate {b['learning_rate']:g}**. Reruns (seeds 1..{len(d['reruns_best_validation'])}), "
+          f"best validation: {', '.join(f'{v:.4f}' for v in d['reruns_best_validation'])}.\n")
+    print(f"- validation target = median = **{d['validation_target']}**; test target = worst best-test value among the "
+          f"{d['reruns_reaching_target']} reruns reaching it = **{d['test_target']}**")
+    print(f"- median steps to the validation target: {d['median_steps_to_target']:g}")
+    u = d["untuned"]
+    reached = "reached it" if u["reached_at"] else "did not reach it"
+    print(f"- untuned check: {u['algorithm']} with learning_rate {u['learning_rate']:g} for the full {u['steps']} steps "
+          f"{reached} (best validation {u['best_validation']:.4f})\n")
+
+
 d = json.load(open(sys.argv[1]))
-print(f"### {d['workload']}\n")
-print(f"Runs of {d['steps_per_run']} steps (0.75 x step hint {d['step_hint']}), evals every {d['eval_every']} steps.\n")
-print("| algorithm | learning rate | best validation |\n| --- | --- | --- |")
-for s in d["sweep"]:
-    print(f"| {s['algorithm']} | {s['learning_rate']:g} | {s['best_validation']:.4f} |")
-b = d["best_point"]
-print(f"\nBest point: **{b['algorithm']}, learning_rate {b['learning_rate']:g}**. Reruns (seeds 1..{len(d['reruns_best_validation'])}), "
-      f"best validation: {', '.join(f'{v:.4f}' for v in d['reruns_best_validation'])}.\n")
-print(f"- validation target = median = **{d['validation_target']}**; test target = worst best-test value among the "
-      f"{d['reruns_reaching_target']} reruns reaching it = **{d['test_target']}**")
-print(f"- median steps to the validation target: {d['median_steps_to_target']:g}")
-u = d["untuned"]
-reached = "reached it" if u["reached_at"] else "did not reach it"
-print(f"- untuned check: {u['algorithm']} with learning_rate {u['learning_rate']:g} for the full {u['steps']} steps "
-      f"{reached} (best validation {u['best_validation']:.4f})\n")
+(pacer_targets if "search" in d else set_targets)(d)

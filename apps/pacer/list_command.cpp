@@ -17,7 +17,7 @@ Action add_list_command(CLI::App& app) {
       std::printf("  %-28s %-21s %-9s %-4s %8s %8s %8s %9s %6s %5s  %s\n", "name", "modality", "metric", "goal",
                   "val", "test", "budget_s", "step_hint", "eval_s", "batch", "variant of");
       for (const auto& s : workload_specs()) {
-        std::printf("  %-28s %-21s %-9s %-4s %8.4f %8.4f %8.0f %9lld %6.1f %5lld  %s\n", s.name.c_str(),
+        std::printf("  %-28s %-21s %-9s %-4s %8.4f %8.4f %8.0f %9lld %6.2g %5lld  %s\n", s.name.c_str(),
                     s.modality.c_str(), s.target_metric.c_str(), s.higher_is_better ? "max" : "min",
                     s.validation_target, s.test_target,
                     s.max_runtime_sec, static_cast<long long>(s.step_hint), s.eval_period_sec,

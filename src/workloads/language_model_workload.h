@@ -22,7 +22,7 @@ class FortunesLanguageModelWorkload : public Workload {
   const TensorDataset& dataset(EvalSplit split) const override;
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
-  static constexpr int64_t kTrainEvalExamples = 2000;
+  static constexpr int64_t kTrainEvalExamples = 500;
   static constexpr int64_t kEvalBatchSize = 250;
 
  private:

@@ -25,7 +25,7 @@ class FashionMnistReconstructionWorkload : public Workload {
   const TensorDataset& dataset(EvalSplit split) const override;
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
-  static constexpr int64_t kEvalExamples = 3000;
+  static constexpr int64_t kEvalExamples = 2000;
   static constexpr int64_t kEvalBatchSize = 250;
   static constexpr uint64_t kMaskSeed = 7;
   static KspaceMaskOptions mask_options() { return {0.08, 4}; }

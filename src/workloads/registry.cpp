@@ -88,7 +88,7 @@ std::vector<Registration> build_catalog() {
   // ResNet with batch normalization (AlgoPerf's ImageNet ResNet analog).
   const WorkloadSpec resnet = spec("fmnist_resnet", images,
                                    "Fashion-MNIST, ResNet (3x3 stem /2, basic blocks 16-32-64, batch norm, ReLU)",
-                                   "accuracy", true, 0.90, 0.89, 60, 1000, 10, 128);
+                                   "accuracy", true, 0.90, 0.89, 60, 800, 10, 128);
   r.push_back({resnet, image_classifier<ResNet>(ResNetOptions{})});
   ResNetOptions silu;
   silu.activation = Activation::silu;
@@ -102,7 +102,7 @@ std::vector<Registration> build_catalog() {
   // Vision transformer (AlgoPerf's ViT analog).
   const WorkloadSpec vit = spec("fmnist_vit", images,
                                 "Fashion-MNIST, ViT (7x7 patches, 16 tokens, width 64, 3 blocks, 4 heads, pre-LN)",
-                                "accuracy", true, 0.87, 0.86, 60, 1000, 10, 128);
+                                "accuracy", true, 0.87, 0.86, 60, 800, 10, 128);
   r.push_back({vit, image_classifier<VisionTransformer>(VisionTransformerOptions{})});
   VisionTransformerOptions glu_vit;
   glu_vit.block.glu = true;
@@ -116,7 +116,7 @@ std::vector<Registration> build_catalog() {
   const WorkloadSpec recon =
       spec("fmnist_recon", "image reconstruction",
            "Fashion-MNIST from 4x undersampled k-space, U-Net 8-16-32 (instance norm, leaky ReLU), L1 loss", "ssim",
-           true, 0.80, 0.80, 60, 1000, 10, 32);
+           true, 0.80, 0.80, 60, 800, 10, 32);
   auto recon_factory = [](UNetOptions options) {
     return [options](const WorkloadSpec& s) {
       return std::make_unique<FashionMnistReconstructionWorkload>(s, [options] { return std::make_shared<UNet>(options); });
@@ -135,7 +135,7 @@ std::vector<Registration> build_catalog() {
   const WorkloadSpec lm = spec("fortunes_lm", "language modelling",
                                "English fortunes, byte-level decoder-only transformer (context 64, width 64, 2 blocks, "
                                "4 heads), cross-entropy per byte",
-                               "loss", false, 1.8, 1.8, 60, 1500, 10, 32);
+                               "loss", false, 1.8, 1.8, 60, 600, 15, 32);
   auto lm_factory = [](CharTransformerOptions options) {
     return [options](const WorkloadSpec& s) {
       return std::make_unique<FortunesLanguageModelWorkload>(s, options.context,
