@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "algorithms/registry.h"
 #include "workloads/registry.h"
 
 namespace pacer {
@@ -23,6 +24,10 @@ TargetSetter::TargetSetter(TargetSettingOptions options) : options_(std::move(op
   higher_is_better_ = spec.higher_is_better;
   const int64_t hint = options_.step_hint > 0 ? options_.step_hint : spec.step_hint;
   if (options_.algorithms.empty()) throw InputError("targets: --algorithms is empty");
+  const auto known = algorithm_names();
+  for (const auto& a : options_.algorithms)
+    if (std::find(known.begin(), known.end(), a) == known.end())
+      throw InputError("targets: unknown algorithm '" + a + "' in --algorithms");
   if (options_.trials < 1) throw InputError("targets: --trials must be at least 1");
   if (options_.reruns < 2) throw InputError("targets: --reruns must be at least 2 (a median of one run is no target)");
   if (!(options_.step_fraction > 0.0 && options_.step_fraction <= 10.0))
