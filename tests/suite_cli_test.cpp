@@ -34,7 +34,7 @@ TEST_F(SuiteCliTest, RulesV05DrawsAndRecordsHeldOutVariants) {
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   const auto drawn = pacer::draw_held_out_variants(pacer::workload_suite("quick"), 3);
   ASSERT_EQ(drawn.size(), 1u);  // only fmnist_mlp has variants in the quick suite
-  EXPECT_NE(r.out.find("held-out variants (v0.5, seed 3): " + drawn[0]), std::string::npos) << r.out;
+  EXPECT_NE((r.out + r.err).find("held-out variants (v0.5, seed 3): " + drawn[0]), std::string::npos) << r.out << r.err;
   const auto record = nlohmann::json::parse(read_file(out + "/held_out_workloads.json"));
   EXPECT_EQ(record["seed"], "3");
   EXPECT_EQ(record["held_out_workloads"], nlohmann::json(drawn));

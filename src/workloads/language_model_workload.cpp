@@ -11,26 +11,17 @@
 namespace pacer {
 
 FortunesLanguageModelWorkload::FortunesLanguageModelWorkload(WorkloadSpec spec, int64_t context, NetworkFactory factory)
-    : Workload(std::move(spec)), context_(context), factory_(std::move(factory)) {}
+    : InMemoryWorkload(std::move(spec), std::move(factory)), context_(context) {}
 
 void FortunesLanguageModelWorkload::load(const WorkloadContext& context) {
   const auto& corpus = load_fortunes_corpus(resolve_fortunes_dir(context.data_dir), context_);
   auto to_device = [&](const TensorDataset& d) {
     return TensorDataset{d.inputs.to(context.device), d.targets.to(context.device)};
   };
-  train_ = to_device(corpus.train);
-  const int64_t n = std::min(kTrainEvalExamples, train_.size());
-  train_eval_ = {train_.inputs.narrow(0, 0, n), train_.targets.narrow(0, 0, n)};
-  validation_ = to_device(corpus.validation);
-  test_ = to_device(corpus.test);
-  loaded_ = true;
-}
-
-std::shared_ptr<Network> FortunesLanguageModelWorkload::init_model(uint64_t seed, const c10::Device& device) const {
-  at::manual_seed(seed);
-  auto network = factory_();
-  network->to(device);
-  return network;
+  TensorDataset train = to_device(corpus.train);
+  const int64_t n = std::min(kTrainEvalExamples, train.size());
+  TensorDataset train_eval{train.inputs.narrow(0, 0, n), train.targets.narrow(0, 0, n)};
+  set_splits(train, train_eval, to_device(corpus.validation), to_device(corpus.test));
 }
 
 LossOutput FortunesLanguageModelWorkload::loss_fn(const at::Tensor& targets, const at::Tensor& outputs,
@@ -39,30 +30,11 @@ LossOutput FortunesLanguageModelWorkload::loss_fn(const at::Tensor& targets, con
   const int64_t n = outputs.size(0), t = outputs.size(1), v = outputs.size(2);
   at::Tensor per_token = at::cross_entropy_loss(outputs.reshape({n * t, v}), targets.reshape({n * t}), {},
                                                 at::Reduction::None, -100, label_smoothing);
-  LossOutput out;
-  out.per_example = per_token.view({n, t}).mean(1);
-  if (weights.defined()) {
-    out.per_example = out.per_example * weights;
-    out.n_valid = weights.sum();
-  } else {
-    out.n_valid = at::scalar_tensor(static_cast<double>(n), outputs.options());
-  }
-  out.summed = out.per_example.sum();
-  return out;
-}
-
-const TensorDataset& FortunesLanguageModelWorkload::dataset(EvalSplit split) const {
-  if (!loaded_) throw Error(spec().name + ": data not loaded");
-  switch (split) {
-    case EvalSplit::train: return train_;
-    case EvalSplit::validation: return validation_;
-    case EvalSplit::test: return test_;
-  }
-  return train_;
+  return weighted_loss(per_token.view({n, t}).mean(1), weights);
 }
 
 Metrics FortunesLanguageModelWorkload::evaluate(Network& network, EvalSplit split) const {
-  const TensorDataset& data = split == EvalSplit::train ? train_eval_ : dataset(split);
+  const TensorDataset& data = eval_split(split);
   at::NoGradGuard no_grad;
   double loss_sum = 0.0;
   int64_t correct = 0;

@@ -4,22 +4,17 @@
 // loss (mean cross-entropy per byte, nats; the target metric), bits_per_byte, perplexity,
 // accuracy (next byte), num_examples (windows). The train split's eval uses its first
 // kTrainEvalExamples windows. `--data-dir` (else $PACER_FORTUNES_DIR) names the fortunes folder.
-#include <functional>
-
-#include "workloads/workload.h"
+#include "workloads/in_memory_workload.h"
 
 namespace pacer {
 
-class FortunesLanguageModelWorkload : public Workload {
+class FortunesLanguageModelWorkload : public InMemoryWorkload {
  public:
-  using NetworkFactory = std::function<std::shared_ptr<Network>()>;
   FortunesLanguageModelWorkload(WorkloadSpec spec, int64_t context, NetworkFactory factory);
 
   void load(const WorkloadContext& context) override;
-  std::shared_ptr<Network> init_model(uint64_t seed, const c10::Device& device) const override;
   LossOutput loss_fn(const at::Tensor& targets, const at::Tensor& outputs, const at::Tensor& weights,
                      double label_smoothing) const override;
-  const TensorDataset& dataset(EvalSplit split) const override;
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
   static constexpr int64_t kTrainEvalExamples = 500;
@@ -27,9 +22,6 @@ class FortunesLanguageModelWorkload : public Workload {
 
  private:
   int64_t context_;
-  NetworkFactory factory_;
-  TensorDataset train_, train_eval_, validation_, test_;
-  bool loaded_ = false;
 };
 
 }  // namespace pacer

@@ -6,34 +6,24 @@
 // as AlgoPerf computes it), loss, num_examples. Label smoothing does not apply.
 // Eval splits are subsets (kEvalExamples each) of Fashion-MNIST's validation and test splits and
 // of the training set: a U-Net eval costs ~25x an MLP's per image.
-#include <functional>
-
 #include "data/kspace_undersampling.h"
-#include "workloads/workload.h"
+#include "workloads/in_memory_workload.h"
 
 namespace pacer {
 
-class FashionMnistReconstructionWorkload : public Workload {
+class FashionMnistReconstructionWorkload : public InMemoryWorkload {
  public:
-  using NetworkFactory = std::function<std::shared_ptr<Network>()>;
-  FashionMnistReconstructionWorkload(WorkloadSpec spec, NetworkFactory factory);
+  using InMemoryWorkload::InMemoryWorkload;
 
   void load(const WorkloadContext& context) override;
-  std::shared_ptr<Network> init_model(uint64_t seed, const c10::Device& device) const override;
   LossOutput loss_fn(const at::Tensor& targets, const at::Tensor& outputs, const at::Tensor& weights,
                      double label_smoothing) const override;
-  const TensorDataset& dataset(EvalSplit split) const override;
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
   static constexpr int64_t kEvalExamples = 2000;
   static constexpr int64_t kEvalBatchSize = 250;
   static constexpr uint64_t kMaskSeed = 7;
   static KspaceMaskOptions mask_options() { return {0.08, 4}; }
-
- private:
-  NetworkFactory factory_;
-  TensorDataset train_, train_eval_, validation_, test_;
-  bool loaded_ = false;
 };
 
 }  // namespace pacer

@@ -31,16 +31,7 @@ std::shared_ptr<Network> SyntheticRegressionWorkload::init_model(uint64_t seed, 
 
 LossOutput SyntheticRegressionWorkload::loss_fn(const at::Tensor& targets, const at::Tensor& outputs,
                                                 const at::Tensor& weights, double /*label_smoothing*/) const {
-  LossOutput out;
-  out.per_example = (outputs - targets).pow(2).sum(1);
-  if (weights.defined()) {
-    out.per_example = out.per_example * weights;
-    out.n_valid = weights.sum();
-  } else {
-    out.n_valid = at::scalar_tensor(static_cast<double>(targets.size(0)), outputs.options());
-  }
-  out.summed = out.per_example.sum();
-  return out;
+  return weighted_loss((outputs - targets).pow(2).sum(1), weights);
 }
 
 const TensorDataset& SyntheticRegressionWorkload::dataset(EvalSplit split) const {

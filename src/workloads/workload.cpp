@@ -1,5 +1,7 @@
 #include "workloads/workload.h"
 
+#include <ATen/ATen.h>
+
 #include "core/error.h"
 
 namespace pacer {
@@ -18,6 +20,19 @@ EvalSplit parse_eval_split(const std::string& name) {
     if (name == to_string(split)) return split;
   }
   throw InputError("unknown eval split '" + name + "' (train, validation, test)");
+}
+
+LossOutput weighted_loss(at::Tensor per_example, const at::Tensor& weights) {
+  LossOutput out;
+  if (weights.defined()) {
+    out.per_example = per_example * weights;
+    out.n_valid = weights.sum();
+  } else {
+    out.n_valid = at::scalar_tensor(static_cast<double>(per_example.size(0)), per_example.options());
+    out.per_example = std::move(per_example);
+  }
+  out.summed = out.per_example.sum();
+  return out;
 }
 
 at::Tensor Workload::model_fn(Network& network, const at::Tensor& inputs, ForwardMode mode,

@@ -40,6 +40,9 @@ struct LossOutput {
   at::Tensor mean() const { return summed / n_valid; }
 };
 
+// The LossOutput of per-example losses [batch] with optional example weights (undefined: all 1).
+LossOutput weighted_loss(at::Tensor per_example, const at::Tensor& weights);
+
 class Workload {
  public:
   explicit Workload(WorkloadSpec spec) : spec_(std::move(spec)) {}
