@@ -26,6 +26,9 @@ BUILD_DIR=${1:-build}
 OUT_DIR=${2:-runs/bench}
 STEPS=${STEPS:-200}
 THREADS=${THREADS:-1}
+# OpenBLAS keeps its own thread pool that torch.set_num_threads does not size (pacer --threads
+# does, since it calls openblas_set_num_threads): pin it for every program, the peak included.
+export OPENBLAS_NUM_THREADS=$THREADS
 ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-20}
 PYTHON=${PYTHON:-/usr/bin/python3}

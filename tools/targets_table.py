@@ -31,8 +31,15 @@ def pacer_targets(d):
     print(f"\nBest point: **{b['algorithm']}** ({short(b['hparams'])}). Re-runs ({len(d['reruns'])} seeds), "
           f"best validation: {reruns}.\n")
     print(f"- validation target = median = **{d['validation_target']:.4f}**; test target = **{value(d['test_target'])}**")
-    print(f"- median time to the validation target {d['median_time_to_target_s']:.1f} s -> budget "
-          f"{d['budget_factor']:g} x = **{d['budget_s']:g} s**\n")
+    if "budget_basis" in d:
+        b = d["budget_basis"]
+        print(f"- budget {d['budget_factor']:g} x median steps to target {b['median_steps_to_target']:g} x "
+              f"{b['seconds_per_step_alone'] * 1e3:.1f} ms per step measured alone = **{d['budget_s']:g} s** "
+              f"(`tools/rebudget.py`; {d['budget_under_load_s']:g} s from the times under load, "
+              f"median {d['median_time_to_target_s']:.1f} s)\n")
+    else:
+        print(f"- median time to the validation target {d['median_time_to_target_s']:.1f} s -> budget "
+              f"{d['budget_factor']:g} x = **{d['budget_s']:g} s**\n")
 
 
 def set_targets(d):

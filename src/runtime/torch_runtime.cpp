@@ -1,6 +1,7 @@
 #include "runtime/torch_runtime.h"
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
@@ -33,7 +34,16 @@ void synchronize(const c10::Device& device) {
 }
 
 void set_num_threads(int threads) {
-  if (threads > 0) at::set_num_threads(threads);
+  if (threads <= 0) return;
+  at::set_num_threads(threads);
+  // at::set_num_threads sets OpenMP's (and MKL's) threads but not OpenBLAS's own pool, which
+  // LibTorch's matrix products run on when Debian's OpenBLAS is the BLAS: without this, --threads 1
+  // still multiplies on every core, and two workers oversubscribe the machine. Looked up at run
+  // time, so another BLAS (or none) needs no code here.
+  using SetBlasThreads = void (*)(int);
+  if (auto set_blas = reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+    set_blas(threads);
+  }
 }
 
 int num_threads() { return at::get_num_threads(); }

@@ -7,6 +7,9 @@
 
 namespace pacer {
 
+FashionMnistWorkload::FashionMnistWorkload(WorkloadSpec spec, NetworkFactory factory, int64_t eval_batch_size)
+    : InMemoryWorkload(std::move(spec), std::move(factory)), eval_batch_size_(eval_batch_size) {}
+
 void FashionMnistWorkload::load(const WorkloadContext& context) {
   const auto& data = load_fashion_mnist(resolve_data_dir(context.data_dir));
   auto to_device = [&](const TensorDataset& d) {
@@ -29,8 +32,8 @@ Metrics FashionMnistWorkload::evaluate(Network& network, EvalSplit split) const 
   at::NoGradGuard no_grad;
   double loss_sum = 0.0;
   int64_t correct = 0;
-  for (int64_t start = 0; start < data.size(); start += kEvalBatchSize) {
-    const int64_t n = std::min(kEvalBatchSize, data.size() - start);
+  for (int64_t start = 0; start < data.size(); start += eval_batch_size_) {
+    const int64_t n = std::min(eval_batch_size_, data.size() - start);
     at::Tensor x = data.inputs.narrow(0, start, n);
     at::Tensor y = data.targets.narrow(0, start, n);
     at::Tensor logits = model_fn(network, x, ForwardMode::eval, 0.0);

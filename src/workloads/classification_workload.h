@@ -8,7 +8,9 @@ namespace pacer {
 
 class FashionMnistWorkload : public InMemoryWorkload {
  public:
-  using InMemoryWorkload::InMemoryWorkload;
+  // eval_batch_size: examples per forward pass in evals; the fastest size depends on the network
+  // (bench/eval_batch_size.py measures it).
+  FashionMnistWorkload(WorkloadSpec spec, NetworkFactory factory, int64_t eval_batch_size = kEvalBatchSize);
 
   void load(const WorkloadContext& context) override;
   LossOutput loss_fn(const at::Tensor& targets, const at::Tensor& outputs, const at::Tensor& weights,
@@ -17,6 +19,9 @@ class FashionMnistWorkload : public InMemoryWorkload {
 
   static constexpr int64_t kTrainEvalExamples = 10000;
   static constexpr int64_t kEvalBatchSize = 500;  // larger batches thrash the cache in the CNN's convolutions
+
+ private:
+  int64_t eval_batch_size_;
 };
 
 }  // namespace pacer
