@@ -20,7 +20,7 @@ std::vector<std::string> names_where(bool variants) {
 const std::vector<WorkloadSuite>& workload_suites() {
   static const std::vector<WorkloadSuite> suites = [] {
     std::vector<WorkloadSuite> s;
-    s.push_back({"small", "every base workload once (the benchmark; about an hour per algorithm on 2 cores)",
+    s.push_back({"small", "every base workload once: the benchmark",
                  names_where(false)});
     s.push_back({"variants", "every workload variant (held-out candidates)", names_where(true)});
     std::vector<std::string> all;
