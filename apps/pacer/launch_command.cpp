@@ -180,6 +180,7 @@ Action add_launch_command(CLI::App& app) {
     int result = 0;
     int forwarded = 0;
     bool stopping = false;
+    bool escalate_to_term = false;  // the interrupt path: SIGTERM first, SIGKILL a grace period later
     auto stop_deadline = std::chrono::steady_clock::time_point::max();
     size_t open_pipes = children.size();
     size_t running = children.size();
@@ -221,7 +222,16 @@ Action add_launch_command(CLI::App& app) {
         c.exit_code = exit_code_of(status);
         if (c.exit_code != 0 && result == 0) {
           result = c.exit_code;
-          if (running > 0 && !stopping) {
+          // After a forwarded Ctrl-C every rank stops on its own and rank 0 still writes what was
+          // measured: a rank leaving first with 130 is expected, so the others get the grace period
+          // before anything is sent to them.
+          const bool expected_interrupt = forwarded > 0 && c.exit_code == 128 + SIGINT;
+          if (expected_interrupt && running > 0 && !stopping) {
+            stopping = true;
+            escalate_to_term = true;
+            stop_deadline = std::chrono::steady_clock::now() +
+                            std::chrono::milliseconds(static_cast<int64_t>(a->grace * 1000));
+          } else if (running > 0 && !stopping) {
             std::fprintf(stderr, "pacer launch: rank %d exited with status %d; stopping the other ranks\n", c.rank,
                          c.exit_code);
             signal_running(children, SIGTERM);
@@ -232,8 +242,17 @@ Action add_launch_command(CLI::App& app) {
         }
       }
       if (stopping && running > 0 && std::chrono::steady_clock::now() > stop_deadline) {
-        signal_running(children, SIGKILL);
-        stop_deadline = std::chrono::steady_clock::time_point::max();
+        if (escalate_to_term) {
+          std::fprintf(stderr, "pacer launch: %zu rank(s) still running %.0f s after the interrupt; stopping them\n",
+                       running, a->grace);
+          signal_running(children, SIGTERM);
+          escalate_to_term = false;
+          stop_deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<int64_t>(a->grace * 1000));
+        } else {
+          signal_running(children, SIGKILL);
+          stop_deadline = std::chrono::steady_clock::time_point::max();
+        }
       }
     }
     sigaction(SIGINT, &old_int, nullptr);
