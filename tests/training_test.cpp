@@ -50,10 +50,10 @@ TrialResult run(const std::string& workload_name, const std::string& algorithm_n
   auto algorithm = create_algorithm(algorithm_name);
   TrialOptions options;
   options.seed = seed;
-  options.device = "cpu";
-  options.max_steps = steps;
-  options.eval_every_steps = every;
-  options.stop_at_targets = false;
+  options.spec.device = "cpu";
+  options.spec.max_steps = steps;
+  options.spec.eval_every_steps = every;
+  options.spec.stop_at_targets = false;
   options.out_dir = out;
   return run_trial(*workload, *algorithm, Hyperparameters{}, options);
 }
@@ -84,7 +84,7 @@ TEST(Training, EveryBaselineLearnsTheSyntheticWorkload) {
     const double first = r.evals.front().metrics.at("validation/loss");
     const double last = r.evals.back().metrics.at("validation/loss");
     EXPECT_LT(last, 0.5 * first) << name;
-    EXPECT_FALSE(r.diverged) << name;
+    EXPECT_FALSE(r.diverged()) << name;
   }
 }
 
@@ -95,8 +95,8 @@ TEST(Training, HugeLearningRateDivergesAsAResult) {
   hp.set("learning_rate", 90.0);
   hp.set("warmup_factor", 0.0);
   TrialOptions options;
-  options.device = "cpu";
-  options.max_steps = 300;
+  options.spec.device = "cpu";
+  options.spec.max_steps = 300;
   TrialResult r = run_trial(*workload, *algorithm, hp, options);
   EXPECT_EQ(r.status, TrialStatus::diverged);
   EXPECT_LT(r.steps, 300);

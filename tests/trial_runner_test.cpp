@@ -110,7 +110,7 @@ struct Fixture {
   explicit Fixture(WorkloadSpec spec = test_spec()) : workload(clock, std::move(spec)) {
     options.clock = &clock;
     options.prefetch = 0;
-    options.device = "cpu";
+    options.spec.device = "cpu";
     options.seed = 3;
   }
   TrialResult run() { return run_trial(workload, algorithm, Hyperparameters{}, options); }
@@ -124,17 +124,17 @@ std::vector<int64_t> eval_steps(const TrialResult& r) {
 
 TEST(TrialRunner, FirstEvalAfterStepOneThenEveryEvalPeriod) {
   Fixture f;
-  f.options.max_steps = 13;
+  f.options.spec.max_steps = 13;
   TrialResult r = f.run();
   // 0.3 s per step, period 1 s counted from the end of the previous eval: 4 steps between evals.
   EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9, 13}));
-  EXPECT_EQ(r.stop_reason, "max_steps");
+  EXPECT_EQ(r.stop_reason, StopReason::max_steps);
   EXPECT_EQ(r.steps, 13);
 }
 
 TEST(TrialRunner, EvalsAreOffTheClock) {
   Fixture f;
-  f.options.max_steps = 9;
+  f.options.spec.max_steps = 9;
   TrialResult r = f.run();
   ASSERT_EQ(r.evals.size(), 3u);
   EXPECT_NEAR(r.evals[0].accumulated_submission_time, 0.3, 1e-9);
@@ -148,7 +148,7 @@ TEST(TrialRunner, EvalsAreOffTheClock) {
 TEST(TrialRunner, PrepareForEvalIsTimed) {
   Fixture f;
   f.algorithm.prepare_cost = 0.25;
-  f.options.max_steps = 5;
+  f.options.spec.max_steps = 5;
   TrialResult r = f.run();
   ASSERT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5}));
   EXPECT_NEAR(r.evals[0].accumulated_submission_time, 0.3 + 0.25, 1e-9);
@@ -157,11 +157,11 @@ TEST(TrialRunner, PrepareForEvalIsTimed) {
 
 TEST(TrialRunner, BudgetIsCheckedOnlyAtEvals) {
   Fixture f;
-  f.options.time_budget = 2.0;
+  f.options.spec.time_budget = 2.0;
   TrialResult r = f.run();
   // Evals at 0.3 s, 1.5 s and 2.7 s: only the third sees the budget spent; training ran past it.
   EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9}));
-  EXPECT_EQ(r.stop_reason, "budget");
+  EXPECT_EQ(r.stop_reason, StopReason::budget);
   EXPECT_EQ(r.status, TrialStatus::not_reached);
   EXPECT_NEAR(r.accumulated_submission_time, 2.7, 1e-9);
 }
@@ -170,7 +170,7 @@ TEST(TrialRunner, BudgetMultiplierScalesTheWorkloadBudget) {
   WorkloadSpec spec = test_spec();
   spec.max_runtime_sec = 1.0;
   Fixture f(spec);
-  f.options.budget_multiplier = 1.4;  // 1.4 s: the eval at 1.5 s ends the run
+  f.options.spec.budget_multiplier = 1.4;  // 1.4 s: the eval at 1.5 s ends the run
   TrialResult r = f.run();
   EXPECT_DOUBLE_EQ(r.time_budget, 1.4);
   EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5}));
@@ -183,7 +183,7 @@ TEST(TrialRunner, GoalsAreStickyAndTrainingContinuesToTheTestTarget) {
   f.workload.test_values = {0.5, 0.6, 0.7, 0.85, 0.9};
   TrialResult r = f.run();
   EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9, 13}));
-  EXPECT_EQ(r.stop_reason, "targets_reached");
+  EXPECT_EQ(r.stop_reason, StopReason::targets_reached);
   EXPECT_EQ(r.status, TrialStatus::reached);
   ASSERT_TRUE(r.time_to_target.has_value());
   EXPECT_NEAR(*r.time_to_target, 1.5, 1e-9);
@@ -197,9 +197,9 @@ TEST(TrialRunner, InRunCheckIsStrictButScoringIsNot) {
   Fixture f;
   f.workload.validation_values = {0.9};  // exactly the target: never "reached" in-run
   f.workload.test_values = {0.9};
-  f.options.max_steps = 9;
+  f.options.spec.max_steps = 9;
   TrialResult r = f.run();
-  EXPECT_EQ(r.stop_reason, "max_steps");  // the run did not stop at the target
+  EXPECT_EQ(r.stop_reason, StopReason::max_steps);  // the run did not stop at the target
   ASSERT_TRUE(r.time_to_target.has_value());  // but scoring (>=) counts the first eval
   EXPECT_EQ(*r.steps_to_target, 1);
   EXPECT_EQ(r.status, TrialStatus::reached);
@@ -210,8 +210,8 @@ TEST(TrialRunner, DivergenceEndsTheTrialAsAResult) {
   f.algorithm.diverge_at_step = 6;
   TrialResult r = f.run();
   EXPECT_EQ(r.status, TrialStatus::diverged);
-  EXPECT_TRUE(r.diverged);
-  EXPECT_EQ(r.stop_reason, "diverged");
+  EXPECT_TRUE(r.diverged());
+  EXPECT_EQ(r.stop_reason, StopReason::diverged);
   EXPECT_EQ(r.steps, 7);
   EXPECT_NE(r.message.find("step 7"), std::string::npos);
 }
@@ -223,14 +223,14 @@ TEST(TrialRunner, DivergenceAfterReachingTheTargetKeepsTheTime) {
   f.algorithm.diverge_at_step = 6;
   TrialResult r = f.run();
   EXPECT_EQ(r.status, TrialStatus::reached);
-  EXPECT_TRUE(r.diverged);
+  EXPECT_TRUE(r.diverged());
   EXPECT_EQ(*r.steps_to_target, 1);
 }
 
 TEST(TrialRunner, EvalEveryNSteps) {
   Fixture f;
-  f.options.eval_every_steps = 4;
-  f.options.max_steps = 12;
+  f.options.spec.eval_every_steps = 4;
+  f.options.spec.max_steps = 12;
   TrialResult r = f.run();
   EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 4, 8, 12}));
 }
@@ -240,18 +240,18 @@ TEST(TrialRunner, TrainingCompleteSignalStopsAfterAnEval) {
   f.algorithm.complete_at_step = 2;  // the third step
   TrialResult r = f.run();
   EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 3}));
-  EXPECT_EQ(r.stop_reason, "training_complete");
+  EXPECT_EQ(r.stop_reason, StopReason::training_complete);
 }
 
 TEST(TrialRunner, StepsAndSeedsReachTheAlgorithm) {
   Fixture f;
-  f.options.max_steps = 4;
+  f.options.spec.max_steps = 4;
   f.run();
   EXPECT_EQ(f.algorithm.seen_steps, (std::vector<int64_t>{0, 1, 2, 3}));
   std::set<uint64_t> distinct(f.algorithm.seen_seeds.begin(), f.algorithm.seen_seeds.end());
   EXPECT_EQ(distinct.size(), 4u);
   Fixture g;
-  g.options.max_steps = 4;
+  g.options.spec.max_steps = 4;
   g.run();
   EXPECT_EQ(f.algorithm.seen_seeds, g.algorithm.seen_seeds);  // reproducible per-step seeds
 }

@@ -19,15 +19,14 @@ namespace pacer::cli {
 namespace {
 
 struct RunArgs {
-  std::string workload, algorithm, out, hparams_file, device = "auto", data_dir;
+  std::string workload, algorithm, out, hparams_file;
   std::vector<std::string> assignments;
   uint64_t seed = 0;
-  int64_t eval_every = 0, max_steps = 0, batch_size = 0;
-  double budget = 0.0, budget_multiplier = 0.0;
-  int threads = 0, noise_scale = 0;
+  TrialSpec trial;  // the options that say what the trial measures are bound to it directly
+  bool budget_multiplier_given = false;
+  int threads = 0;
   bool self_tuning = false, quiet = false, ignore_targets = false;
-  std::string combine, adasum_mode = "gradient", dist_backend = "auto";
-  int virtual_workers = 1;
+  std::string adasum_mode = "gradient", dist_backend = "auto";
   double dist_timeout = 120.0;
 };
 
@@ -50,24 +49,31 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
   app.add_flag("--self-tuning", a->self_tuning,
                "Self-tuning ruleset: no hyperparameters passed, budget x1.5 (see --budget-multiplier)");
-  app.add_option("--eval-every", a->eval_every, "Evaluate every N steps instead of every eval period (seconds)")
+  app.add_option("--eval-every", a->trial.eval_every_steps, "Evaluate every N steps instead of every eval period (seconds)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--max-steps", a->max_steps, "Stop after N steps")->check(CLI::PositiveNumber);
-  app.add_option("--batch-size", a->batch_size, "Override the algorithm's global batch size")->check(CLI::PositiveNumber);
-  app.add_option("--budget", a->budget, "Time budget in seconds (default: the workload's)")->check(CLI::PositiveNumber);
-  app.add_option("--budget-multiplier", a->budget_multiplier, "Multiply the workload's budget (default 1, 1.5 self-tuning)")
+  app.add_option("--max-steps", a->trial.max_steps, "Stop after N steps")->check(CLI::PositiveNumber);
+  app.add_option_function<int64_t>(
+         "--batch-size", [a](const int64_t& v) { a->trial.batch_size = v; }, "Override the algorithm's global batch size")
       ->check(CLI::PositiveNumber);
-  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");
+  app.add_option_function<double>(
+         "--budget", [a](const double& v) { a->trial.time_budget = v; }, "Time budget in seconds (default: the workload's)")
+      ->check(CLI::PositiveNumber);
+  app.add_option_function<double>(
+         "--budget-multiplier",
+         [a](const double& v) { a->trial.budget_multiplier = v, a->budget_multiplier_given = true; },
+         "Multiply the workload's budget (default 1, 1.5 self-tuning)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--device", a->trial.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--data-dir", a->trial.data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's choice)")->check(CLI::NonNegativeNumber);
   app.add_flag("--ignore-targets", a->ignore_targets,
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
-  app.add_option("--noise-scale", a->noise_scale,
+  app.add_option("--noise-scale", a->trial.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--combine", a->combine,
+  app.add_option("--combine", a->trial.data_parallel.combine,
                  "Combine the workers' gradients: mean, sum or adasum (default mean when run as several processes)");
-  app.add_option("--virtual-workers", a->virtual_workers,
+  app.add_option("--virtual-workers", a->trial.data_parallel.virtual_workers,
                  "Split each global batch into K shards inside this process and combine their gradients")
       ->check(CLI::PositiveNumber);
   app.add_option("--adasum-mode", a->adasum_mode,
@@ -97,65 +103,47 @@ Action add_run_command(CLI::App& app) {
     }
     set_num_threads(a->threads);
 
-    // Data parallelism: processes from the launcher's environment, virtual workers, a combiner.
+    // Processes come from the launcher's environment; virtual workers and the combiner from the
+    // options; run_trial assembles the plan from both.
     const DistEnvironment env = DistEnvironment::from_environment();
-    if (a->adasum_mode == "delta" && a->combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
-    std::shared_ptr<DataParallelPlan> plan;
-    if (env.world_size > 1 || !a->combine.empty() || a->virtual_workers > 1) {
-      plan = std::make_shared<DataParallelPlan>();
-      plan->combiner = make_gradient_combiner(a->combine.empty() ? "mean" : a->combine);
-      plan->virtual_workers = a->virtual_workers;
-      plan->combine_deltas = a->adasum_mode == "delta";
-      if (env.world_size > 1) {
-        const c10::Device device = resolve_device(a->device);
-        C10dOptions c10d;
-        c10d.backend = a->dist_backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : a->dist_backend;
-        c10d.timeout = std::chrono::milliseconds(static_cast<int64_t>(a->dist_timeout * 1000.0));
-        plan->communicator = std::make_shared<C10dCommunicator>(env, c10d);
-      }
+    TrialOptions options;
+    options.spec = a->trial;
+    options.spec.stop_at_targets = !a->ignore_targets;
+    options.spec.data_parallel.combine_deltas = a->adasum_mode == "delta";
+    if (!a->budget_multiplier_given) options.spec.budget_multiplier = a->self_tuning ? 1.5 : 1.0;
+    options.spec.validate();
+    if (env.world_size > 1) {
+      const c10::Device device = resolve_device(options.spec.device);
+      C10dOptions c10d;
+      c10d.backend = a->dist_backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : a->dist_backend;
+      c10d.timeout = std::chrono::milliseconds(static_cast<int64_t>(a->dist_timeout * 1000.0));
+      options.communicator = std::make_shared<C10dCommunicator>(env, c10d);
     }
     const bool lead = env.rank == 0;
 
     Progress progress(a->quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
-    TrialOptions options;
     options.seed = a->seed;
-    options.device = a->device;
-    options.data_dir = a->data_dir;
-    options.eval_every_steps = a->eval_every;
-    options.max_steps = a->max_steps;
-    if (a->batch_size > 0) options.batch_size = a->batch_size;
-    if (a->budget > 0) options.time_budget = a->budget;
-    options.budget_multiplier = a->budget_multiplier > 0 ? a->budget_multiplier : (a->self_tuning ? 1.5 : 1.0);
     options.out_dir = a->out;
     options.progress = &progress;
-    options.stop_at_targets = !a->ignore_targets;
-    options.noise_scale_shards = a->noise_scale;
-    options.data_parallel = plan;
-    if (plan) {
-      progress.log("data parallel: " + std::to_string(plan->processes()) + " process(es)" +
-                   (plan->communicator ? " over " + plan->communicator->backend() : std::string()) + " x " +
-                   std::to_string(plan->virtual_workers) + " virtual worker(s), combine " + plan->combiner->name() +
-                   (plan->combine_deltas ? " (deltas)" : ""));
-    }
     progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
                  (a->out.empty() ? "" : ", writing to " + a->out));
     // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
     // rank together, and write what was measured. Second: the default action.
     options.stop_requested = &install_interrupt_handler();
     TrialResult r = run_trial(*workload, *algorithm, hparams, options);
-    const bool interrupted = r.stop_reason == "interrupted";
+    const bool interrupted = r.interrupted();
     if (!lead) {  // rank 0 reports; the others say how they ended
       if (r.status == TrialStatus::failed && !interrupted) {
-        std::fprintf(stderr, "rank %d: failed (%s): %s\n", env.rank, r.stop_reason.c_str(), r.message.c_str());
+        std::fprintf(stderr, "rank %d: failed (%s): %s\n", env.rank, to_string(r.stop_reason), r.message.c_str());
         return 1;
       }
       std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", env.rank,
-                  static_cast<long long>(r.steps), r.stop_reason.c_str());
+                  static_cast<long long>(r.steps), to_string(r.stop_reason));
       return interrupted ? 130 : 0;
     }
 
     const auto& spec = workload->spec();
-    std::printf("status:              %s (%s)\n", to_string(r.status), r.stop_reason.c_str());
+    std::printf("status:              %s (%s)\n", to_string(r.status), to_string(r.stop_reason));
     if (!r.message.empty()) std::printf("message:             %s\n", r.message.c_str());
     std::printf("validation target:   %s %s %g\n", spec.target_metric.c_str(), spec.higher_is_better ? ">=" : "<=",
                 spec.validation_target);
@@ -170,7 +158,7 @@ Action add_run_command(CLI::App& app) {
     std::printf("steps:               %lld in %.2f s of submission time (budget %.0f s), %.2f s of evals\n",
                 static_cast<long long>(r.steps), r.accumulated_submission_time, r.time_budget,
                 r.accumulated_eval_time);
-    if (a->noise_scale > 0 && !r.evals.empty()) {
+    if (a->trial.noise_scale_shards > 0 && !r.evals.empty()) {
       const auto& m = r.evals.back().metrics;
       if (auto it = m.find("train/noise_scale"); it != m.end()) {
         std::printf("noise scale B_simple: %.1f (smoothed, at step %lld)\n", it->second,

@@ -198,23 +198,23 @@ Action add_scale_command(CLI::App& app) {
         s.studies = 1;
         s.trials = a->trials;
         s.seed = a->seed;
-        s.settings.device = a->device;
-        s.settings.data_dir = a->data_dir;
-        s.settings.batch_size = b;
-        s.settings.max_steps = budget;
+        s.trial.device = a->device;
+        s.trial.data_dir = a->data_dir;
+        s.trial.batch_size = b;
+        s.trial.max_steps = budget;
         if (a->eval_spacing == "log") {
-          s.settings.eval_at_steps = geometric_eval_steps(budget, a->evals);
+          s.trial.eval_at_steps = geometric_eval_steps(budget, a->evals);
         } else {
-          s.settings.eval_every_steps = std::max<int64_t>(1, budget / a->evals);
+          s.trial.eval_every_steps = std::max<int64_t>(1, budget / a->evals);
         }
-        s.settings.time_budget = 1e9;  // the budget is in steps here
-        s.settings.stop_at_targets = false;
-        s.settings.goal = TrainingGoal{goal.metric, goal.value, goal.higher_is_better};
-        s.settings.noise_scale_shards = a->noise_scale;
-        if (!a->all_splits) s.settings.eval_splits = {goal_split};
-        s.settings.combine = combine;
-        s.settings.virtual_workers = a->virtual_workers;
-        s.settings.combine_deltas = deltas && combine == "adasum";  // mean and sum always combine gradients
+        s.trial.time_budget = 1e9;  // the budget is in steps here
+        s.trial.stop_at_targets = false;
+        s.trial.goal = TrainingGoal{goal.metric, goal.value, goal.higher_is_better};
+        s.trial.noise_scale_shards = a->noise_scale;
+        if (!a->all_splits) s.trial.eval_splits = {goal_split};
+        s.trial.data_parallel.combine = combine;
+        s.trial.data_parallel.virtual_workers = a->virtual_workers;
+        s.trial.data_parallel.combine_deltas = deltas && combine == "adasum";  // mean and sum always combine gradients
         validate_sweep(s);
         sweeps.push_back(s);
       }

@@ -70,8 +70,8 @@ Action add_targets_command(CLI::App& app) {
   return [a]() -> int {
     a->options.workload = a->workload;
     a->options.algorithms = split_list(a->algorithms);
-    a->options.settings.device = a->device;
-    a->options.settings.data_dir = a->data_dir;
+    a->options.trial.device = a->device;
+    a->options.trial.data_dir = a->data_dir;
     const TargetSetter setter(a->options);  // validates before the store exists
     const auto search_sweeps = setter.search_sweeps();
     for (const auto& s : search_sweeps) validate_sweep(s);

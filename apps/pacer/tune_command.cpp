@@ -1,10 +1,5 @@
 // pacer tune: tuning studies under the AlgoPerf rulesets, run by one or several workers that
 // share a study store; re-running the same command resumes.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -19,6 +14,8 @@
 #include "interrupt.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/process_supervisor.h"
+#include "core/spawn_error.h"
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"
 #include "store/study_store.h"
@@ -26,8 +23,6 @@
 #include "tune/sweep.h"
 #include "tune/tuning_worker.h"
 #include "workloads/suites.h"
-
-extern char** environ;
 
 namespace pacer::cli {
 namespace {
@@ -45,30 +40,19 @@ struct TuneArgs {
   bool quiet = false, ignore_targets = false;
 };
 
-// Starts `count` copies of this command as single workers, each in its own process group so that
-// a terminal's Ctrl-C reaches them once, through us.
-std::vector<pid_t> spawn_workers(int count, const std::vector<std::string>& base_args) {
-  std::vector<pid_t> pids;
-  for (int k = 1; k <= count; ++k) {
-    std::vector<std::string> args = base_args;
-    args.push_back("--workers");
-    args.push_back("1");
-    args.push_back("--worker-label");
-    args.push_back("worker " + std::to_string(k));
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, &attr, argv.data(), environ);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) throw Error(std::string("cannot start a worker process: ") + std::strerror(rc));
-    pids.push_back(pid);
-  }
-  return pids;
+// Worker k: a copy of this command as a single worker. It writes to our terminal itself (no
+// captured output) and, in its own process group, gets a terminal's Ctrl-C once, through us.
+ChildProcessOptions worker_process(const std::vector<std::string>& base_args, int k) {
+  ChildProcessOptions child;
+  child.executable = "/proc/self/exe";
+  child.argv = base_args;
+  child.argv.push_back("--workers");
+  child.argv.push_back("1");
+  child.argv.push_back("--worker-label");
+  child.argv.push_back("worker " + std::to_string(k));
+  child.label = "worker " + std::to_string(k);
+  child.capture_output = false;
+  return child;
 }
 
 // This command's arguments without --workers/--worker-label, to hand to the workers.
@@ -170,14 +154,14 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       s.trials = ruleset == Ruleset::self ? (a->trials > 0 ? a->trials : 1)
                                           : (a->trials > 0 ? a->trials : kDefaultTrialsPerStudy);
       s.seed = a->seed;
-      s.settings.device = a->device;
-      s.settings.data_dir = a->data_dir;
-      s.settings.eval_every_steps = a->eval_every;
-      s.settings.max_steps = a->max_steps;
-      if (a->batch_size > 0) s.settings.batch_size = a->batch_size;
-      if (a->budget > 0) s.settings.time_budget = a->budget;
-      s.settings.stop_at_targets = !a->ignore_targets;
-      s.settings.budget_multiplier =
+      s.trial.device = a->device;
+      s.trial.data_dir = a->data_dir;
+      s.trial.eval_every_steps = a->eval_every;
+      s.trial.max_steps = a->max_steps;
+      if (a->batch_size > 0) s.trial.batch_size = a->batch_size;
+      if (a->budget > 0) s.trial.time_budget = a->budget;
+      s.trial.stop_at_targets = !a->ignore_targets;
+      s.trial.budget_multiplier =
           a->budget_multiplier > 0 ? a->budget_multiplier : default_budget_multiplier(ruleset, rules);
       sweeps.push_back(s);
     }
@@ -234,22 +218,19 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     WorkerReport report;
     bool workers_failed = false;
     if (a->workers > 1) {
-      std::vector<pid_t> pids = spawn_workers(a->workers, base_args);
-      bool forwarded = false;
-      for (size_t done = 0; done < pids.size();) {
-        if (stop && !forwarded) {
-          for (pid_t pid : pids) ::kill(pid, SIGINT);
-          forwarded = true;
-        }
-        int status = 0;
-        const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-        if (pid > 0) {
-          ++done;
-          if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) workers_failed = true;
-        } else {
-          ::usleep(50000);
+      ProcessSupervisorOptions supervision;
+      supervision.stop_others_on_failure = false;  // the others finish the studies
+      supervision.poll_interval_sec = 0.05;
+      supervision.interrupt_count = [&stop] { return stop ? 1 : 0; };  // forwarded once
+      ProcessSupervisor workers(supervision);  // on an exception: the workers started so far are killed
+      for (int k = 1; k <= a->workers; ++k) {
+        try {
+          workers.spawn(worker_process(base_args, k));
+        } catch (const SpawnError& e) {
+          throw Error(std::string("cannot start a worker process: ") + std::strerror(e.error_number()));
         }
       }
+      workers_failed = workers.run() != 0;
       // A worker that died leaves its trial to the lease; finish whatever is left here.
       if (workers_failed && !stop) report = run_tuning_worker(a->store, studies, options);
     } else {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "workloads/workload.h"
+#include "workloads/metrics.h"
 
 namespace pacer {
 

@@ -4,13 +4,14 @@
 // workers' gradients are combined, and whether the combined quantity is the gradient or the
 // local optimizer step's parameter delta (the reference Adasum DistributedOptimizer).
 //
-//   auto plan = std::make_shared<pacer::DataParallelPlan>();
-//   plan->combiner = pacer::make_gradient_combiner("adasum");
-//   plan->virtual_workers = 8;
-//   algorithm.set_data_parallel(plan);
+//   pacer::DataParallelSpec dp;
+//   dp.combine = "adasum";
+//   dp.virtual_workers = 8;
+//   std::shared_ptr<pacer::DataParallelPlan> plan = pacer::make_data_parallel_plan(dp, nullptr);
 #include <memory>
 
 #include "dist/communicator.h"
+#include "dist/data_parallel_spec.h"
 #include "dist/gradient_combiner.h"
 
 namespace pacer {
@@ -24,6 +25,15 @@ struct DataParallelPlan {
   int processes() const { return communicator ? communicator->size() : 1; }
   int rank() const { return communicator ? communicator->rank() : 0; }
   int workers() const { return processes() * virtual_workers; }
+  // "2 process(es) over gloo x 4 virtual worker(s), combine adasum (deltas)"
+  std::string describe() const;
 };
+
+// The one place a plan is assembled: `spec` among the processes of `communicator` (null or size
+// 1: this process alone). Null when nothing beyond one plain worker is asked for; across
+// processes the combiner defaults to mean. InputError for an unknown combiner or delta mode
+// without Adasum.
+std::shared_ptr<DataParallelPlan> make_data_parallel_plan(const DataParallelSpec& spec,
+                                                          std::shared_ptr<Communicator> communicator);
 
 }  // namespace pacer

@@ -57,7 +57,7 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
       s.algorithm = study.algorithm;
       report.series.push_back(s);
     }
-    const TrialSettings settings = TrialSettings::from_json(study.trial_options);
+    const TrialSpec settings = TrialSpec::from_json(study.trial_options);
     const int64_t b = settings.batch_size.value_or(0);
     auto& r = results[study.experiment][b];
     r.batch_size = b;

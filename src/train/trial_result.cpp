@@ -55,7 +55,7 @@ std::string TrialResult::to_json() const {
   nlohmann::ordered_json j;
   auto opt = [](const auto& o) { return o ? nlohmann::ordered_json(*o) : nlohmann::ordered_json(nullptr); };
   j["status"] = pacer::to_string(status);
-  j["stop_reason"] = stop_reason;
+  j["stop_reason"] = to_string(stop_reason);
   if (!message.empty()) j["message"] = message;
   j["workload"] = workload;
   j["algorithm"] = algorithm;
@@ -74,7 +74,7 @@ std::string TrialResult::to_json() const {
   j["accumulated_eval_time"] = accumulated_eval_time;
   j["accumulated_logging_time"] = accumulated_logging_time;
   j["total_duration"] = total_duration;
-  j["diverged"] = diverged;
+  j["diverged"] = diverged();
   j["num_evals"] = evals.size();
   return j.dump(2);
 }

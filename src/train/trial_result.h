@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "train/stop_reason.h"
 #include "workloads/metrics.h"
 #include "workloads/workload_spec.h"
 
@@ -23,8 +24,8 @@ const char* to_string(TrialStatus status);
 
 struct TrialResult {
   TrialStatus status = TrialStatus::failed;
-  std::string stop_reason;  // targets_reached, budget, max_steps, training_complete, diverged, error
-  std::string message;      // details for diverged/failed
+  StopReason stop_reason = StopReason::error;
+  std::string message;      // details for diverged/failed/interrupted
   std::string workload, algorithm;
   uint64_t seed = 0;
   int64_t batch_size = 0;
@@ -34,7 +35,6 @@ struct TrialResult {
   double accumulated_eval_time = 0.0;
   double accumulated_logging_time = 0.0;
   double total_duration = 0.0;
-  bool diverged = false;
   // Scoring semantics (<=, >=) on the logged evals.
   std::optional<double> time_to_target, test_time_to_target;
   std::optional<int64_t> steps_to_target, test_steps_to_target;
@@ -42,6 +42,10 @@ struct TrialResult {
   std::optional<double> best_validation;
   int64_t best_validation_step = 0;
   std::vector<EvalRecord> evals;
+
+  // Diverged, even after reaching the target (then the status stays "reached").
+  bool diverged() const { return stop_reason == StopReason::diverged; }
+  bool interrupted() const { return stop_reason == StopReason::interrupted; }
 
   std::string to_json() const;
 };

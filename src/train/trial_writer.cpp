@@ -25,7 +25,12 @@ void TrialWriter::write_hparams(const Hyperparameters& hparams) const {
   write_file_atomic(out_dir_ + "/hparams.json", hparams.to_json(2) + "\n");
 }
 
-void TrialWriter::write_metadata(const TrialMetadata& m) const {
+void TrialWriter::on_start(const TrialStart& start) {
+  write_hparams(start.hparams ? *start.hparams : Hyperparameters{});
+  write_metadata(start);
+}
+
+void TrialWriter::write_metadata(const TrialStart& m) const {
   nlohmann::ordered_json j;
   j["workload.name"] = m.workload.name;
   j["workload.base_workload"] = m.workload.base_workload;
@@ -37,11 +42,11 @@ void TrialWriter::write_metadata(const TrialMetadata& m) const {
   j["workload.step_hint"] = m.workload.step_hint;
   j["workload.eval_period_time_sec"] = m.workload.eval_period_sec;
   j["algorithm"] = m.algorithm;
-  j["ruleset"] = m.self_tuning ? "self" : "external";
+  j["ruleset"] = m.hparams ? "external" : "self";
   j["rng_seed"] = m.seed;
   j["batch_size"] = m.batch_size;
   j["time_budget_sec"] = m.time_budget;
-  j["eval_schedule"] = m.eval_schedule;
+  j["eval_schedule"] = m.eval_cadence;
   j["device"] = m.device;
   j["num_threads"] = m.threads;
   j["hostname"] = host_name();

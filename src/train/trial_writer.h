@@ -1,8 +1,11 @@
 #pragma once
 // Writes one trial's files in the AlgoPerf layout (hparams.json, meta_data_0.json,
 // eval_measurements.csv) plus Pacer's trial.json. Every write is atomic (temp file + rename);
-// the CSV is rewritten whole at each eval, so a killed run leaves the evals logged so far.
+// the CSV is rewritten whole at each eval, so a killed run leaves the evals logged so far. As a
+// trial observer it writes the first two at the start, a CSV row per eval and trial.json at the end.
 //
+//   options.observers.push_back(std::make_shared<pacer::TrialWriter>("runs/demo"));
+//   // or by hand:
 //   pacer::TrialWriter writer("runs/demo");
 //   writer.write_hparams(resolved);
 //   writer.append_eval(record);
@@ -11,27 +14,21 @@
 #include <vector>
 
 #include "core/hyperparameters.h"
+#include "train/trial_observer.h"
 #include "train/trial_result.h"
 
 namespace pacer {
 
-struct TrialMetadata {
-  WorkloadSpec workload;
-  std::string algorithm;
-  uint64_t seed = 0;
-  std::string device;
-  int threads = 0;
-  int64_t batch_size = 0;
-  double time_budget = 0.0;
-  std::string eval_schedule;  // "every 2 s" or "every 200 steps"
-  bool self_tuning = false;
-};
-
-class TrialWriter {
+class TrialWriter : public TrialObserver {
  public:
   explicit TrialWriter(std::string out_dir);
+
+  void on_start(const TrialStart& start) override;
+  void on_eval(const EvalReport& report) override { append_eval(report.record); }
+  void on_finish(const TrialResult& result) override { write_result(result); }
+
   void write_hparams(const Hyperparameters& hparams) const;
-  void write_metadata(const TrialMetadata& meta) const;
+  void write_metadata(const TrialStart& meta) const;  // meta_data_0.json
   void append_eval(const EvalRecord& record);
   void write_result(const TrialResult& result) const;
   const std::string& out_dir() const { return out_dir_; }

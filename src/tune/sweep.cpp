@@ -28,7 +28,7 @@ nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
   id["sampler_seed"] = s.sampler_options.seed;
   id["grid_points"] = s.sampler == "grid" ? s.sampler_options.grid_points : 0;
   id["seed"] = s.seed;
-  id["trial_settings"] = nlohmann::ordered_json::parse(s.settings.to_json());
+  id["trial_settings"] = nlohmann::ordered_json::parse(s.trial.to_json());
   return id;
 }
 
@@ -56,66 +56,6 @@ void validate_sweep(const SweepSpec& s) {
   }
 }
 
-std::string TrialSettings::to_json() const {
-  nlohmann::ordered_json j;
-  j["device"] = device;
-  j["data_dir"] = data_dir;
-  j["eval_every_steps"] = eval_every_steps;
-  j["max_steps"] = max_steps;
-  j["batch_size"] = batch_size ? nlohmann::ordered_json(*batch_size) : nlohmann::ordered_json();
-  j["time_budget"] = time_budget ? nlohmann::ordered_json(*time_budget) : nlohmann::ordered_json();
-  j["budget_multiplier"] = budget_multiplier;
-  j["stop_at_targets"] = stop_at_targets;
-  // Written only when set, so the identities of earlier studies stay as they were.
-  if (noise_scale_shards > 0) j["noise_scale_shards"] = noise_scale_shards;
-  if (goal) j["goal"] = {{"metric", goal->metric}, {"value", goal->value}, {"higher_is_better", goal->higher_is_better}};
-  if (!combine.empty()) {
-    j["combine"] = combine;
-    j["virtual_workers"] = virtual_workers;
-    j["combine_deltas"] = combine_deltas;
-  }
-  if (!eval_at_steps.empty()) j["eval_at_steps"] = eval_at_steps;
-  if (!eval_splits.empty()) {
-    auto& splits = j["eval_splits"] = nlohmann::ordered_json::array();
-    for (EvalSplit split : eval_splits) splits.push_back(to_string(split));
-  }
-  return j.dump();
-}
-
-TrialSettings TrialSettings::from_json(const std::string& text) {
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object()) throw Error("study store: malformed trial settings: " + text);
-  TrialSettings s;
-  try {
-    s.device = j.at("device").get<std::string>();
-    s.data_dir = j.at("data_dir").get<std::string>();
-    s.eval_every_steps = j.at("eval_every_steps").get<int64_t>();
-    s.max_steps = j.at("max_steps").get<int64_t>();
-    if (!j.at("batch_size").is_null()) s.batch_size = j.at("batch_size").get<int64_t>();
-    if (!j.at("time_budget").is_null()) s.time_budget = j.at("time_budget").get<double>();
-    s.budget_multiplier = j.at("budget_multiplier").get<double>();
-    s.stop_at_targets = j.at("stop_at_targets").get<bool>();
-    if (j.contains("noise_scale_shards")) s.noise_scale_shards = j.at("noise_scale_shards").get<int>();
-    if (j.contains("goal")) {
-      const auto& g = j.at("goal");
-      s.goal = TrainingGoal{g.at("metric").get<std::string>(), g.at("value").get<double>(),
-                            g.at("higher_is_better").get<bool>()};
-    }
-    if (j.contains("combine")) {
-      s.combine = j.at("combine").get<std::string>();
-      s.virtual_workers = j.at("virtual_workers").get<int>();
-      s.combine_deltas = j.at("combine_deltas").get<bool>();
-    }
-    if (j.contains("eval_at_steps")) s.eval_at_steps = j.at("eval_at_steps").get<std::vector<int64_t>>();
-    if (j.contains("eval_splits")) {
-      for (const auto& name : j.at("eval_splits")) s.eval_splits.push_back(parse_eval_split(name.get<std::string>()));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("study store: malformed trial settings: ") + e.what());
-  }
-  return s;
-}
-
 uint64_t trial_seed(uint64_t seed, int study, int64_t index) {
   return derive_seed(derive_seed(seed, static_cast<uint64_t>(study)), static_cast<uint64_t>(index));
 }
@@ -140,7 +80,7 @@ std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepS
       d.space_json = s.space ? s.space->to_json() : "";
       d.sampler = s.space ? s.sampler : "";
       d.sampler_seed = s.sampler_options.seed;
-      d.trial_options = s.settings.to_json();
+      d.trial_options = s.trial.to_json();
       d.trials = s.trials;
       definitions.push_back(d);
       owners.push_back(&s);

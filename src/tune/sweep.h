@@ -13,34 +13,12 @@
 #include <vector>
 
 #include "store/study_store.h"
-#include "train/trial_runner.h"
+#include "train/trial_spec.h"
 #include "tune/ruleset.h"
 #include "tune/sampler.h"
 #include "tune/search_space.h"
 
 namespace pacer {
-
-// What every trial of a sweep shares (stored as JSON with its studies).
-struct TrialSettings {
-  std::string device = "auto";
-  std::string data_dir;
-  int64_t eval_every_steps = 0;
-  std::vector<int64_t> eval_at_steps;        // non-empty: eval after these steps instead
-  int64_t max_steps = 0;
-  std::optional<int64_t> batch_size;
-  std::optional<double> time_budget;
-  double budget_multiplier = 1.0;
-  bool stop_at_targets = true;
-  int noise_scale_shards = 0;                // > 0: log train/noise_scale at every eval
-  std::optional<TrainingGoal> goal;          // stop at the first eval strictly better
-  std::vector<EvalSplit> eval_splits;        // empty: all three
-  std::string combine;                       // non-empty: data-parallel combiner (mean, sum, adasum)
-  int virtual_workers = 1;                   // shards per step, combined by `combine`
-  bool combine_deltas = false;               // --adasum-mode delta
-
-  std::string to_json() const;
-  static TrialSettings from_json(const std::string& text);  // Error naming the field
-};
 
 struct SweepSpec {
   std::string experiment;  // submission name; default: the algorithm
@@ -53,7 +31,7 @@ struct SweepSpec {
   int studies = 3;
   int64_t trials = 5;                 // per study (1 under self-tuning)
   uint64_t seed = 0;                  // trial seeds derive from (seed, study, trial)
-  TrialSettings settings;
+  TrialSpec trial;                    // what every trial of the sweep shares (stored with its studies)
 };
 
 // InputError naming the culprit for an unknown workload/algorithm, bad counts, a space that does

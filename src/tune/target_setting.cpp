@@ -55,12 +55,12 @@ std::vector<SweepSpec> TargetSetter::search_sweeps() const {
     s.studies = 1;
     s.trials = options_.trials;
     s.seed = options_.seed;
-    s.settings = options_.settings;
-    s.settings.max_steps = steps_;
-    s.settings.eval_every_steps = eval_every_;
-    s.settings.stop_at_targets = false;  // the targets are what this finds
-    s.settings.time_budget = 1e9;        // step-limited, never time-limited
-    s.settings.eval_splits.clear();
+    s.trial = options_.trial;
+    s.trial.max_steps = steps_;
+    s.trial.eval_every_steps = eval_every_;
+    s.trial.stop_at_targets = false;  // the targets are what this finds
+    s.trial.time_budget = 1e9;        // step-limited, never time-limited
+    s.trial.eval_splits.clear();
     sweeps.push_back(s);
   }
   return sweeps;
@@ -117,7 +117,7 @@ SweepSpec TargetSetter::rerun_sweep(const StudyStore& store, const std::vector<S
   s.studies = 1;
   s.trials = options_.reruns;
   s.seed = options_.seed + 1;  // fresh seeds, not the search's
-  s.settings = search_sweeps().front().settings;
+  s.trial = search_sweeps().front().trial;
   return s;
 }
 

@@ -35,7 +35,7 @@ struct TargetSettingOptions {
   int64_t eval_every = 0;            // 0: a twentieth of the steps per run
   double budget_factor = 3.0;
   uint64_t seed = 0;
-  TrialSettings settings;            // device, data dir
+  TrialSpec trial;                   // device, data dir
 };
 
 // One run (a stored trial) as the procedure sees it.

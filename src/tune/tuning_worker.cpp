@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,7 +17,6 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
-#include "dist/gradient_combiner.h"
 #include "train/trial_runner.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
@@ -98,7 +98,7 @@ TrialOutcome outcome_of(const TrialResult& r) {
     case TrialStatus::failed: o.status = StoredTrialStatus::failed; break;
   }
   o.outcome = to_string(r.status);
-  o.stop_reason = r.stop_reason;
+  o.stop_reason = to_string(r.stop_reason);
   o.message = r.message;
   o.steps = r.steps;
   o.submission_time = r.accumulated_submission_time;
@@ -114,7 +114,7 @@ TrialOutcome outcome_of(const TrialResult& r) {
 std::string describe_result(const TrialResult& r) {
   std::ostringstream out;
   // A scaling trial stops at its goal, not at the workload's target: say which one it met.
-  if (r.stop_reason == "goal_reached") out << "goal reached at step " << r.steps << "; target ";
+  if (r.stop_reason == StopReason::goal_reached) out << "goal reached at step " << r.steps << "; target ";
   out << to_string(r.status);
   if (r.time_to_target) out << " at " << *r.time_to_target << " s (step " << *r.steps_to_target << ")";
   if (r.best_validation) out << ", best validation " << *r.best_validation;
@@ -122,6 +122,44 @@ std::string describe_result(const TrialResult& r) {
   if (!r.message.empty()) out << " [" << r.message << "]";
   return out.str();
 }
+
+// Streams each eval into the study store as it is logged, so a killed worker loses nothing
+// measured; a lost lease (another worker took the trial over) stops the trial.
+class StoreRecorder : public TrialObserver {
+ public:
+  using Timed = std::function<void(const std::function<void()>&)>;
+  StoreRecorder(StudyStore& store, const TrialRecord& trial, const std::string& owner, Timed timed,
+                int64_t& evals_recorded, std::function<void()> on_lease_lost)
+      : store_(store), trial_(trial), owner_(owner), timed_(std::move(timed)), evals_recorded_(evals_recorded),
+        on_lease_lost_(std::move(on_lease_lost)) {}
+
+  void on_eval(const EvalReport& report) override {
+    const EvalRecord& record = report.record;
+    StoredEval e;
+    e.eval_index = eval_index_++;
+    e.global_step = record.step;
+    e.submission_time = record.accumulated_submission_time;
+    e.eval_time = record.accumulated_eval_time;
+    e.logging_time = record.accumulated_logging_time;
+    e.total_duration = record.total_duration;
+    e.metrics_json = metrics_json(record);
+    try {
+      timed_([&] { store_.record_eval(trial_.id, owner_, trial_.attempts, e); });
+      ++evals_recorded_;
+    } catch (const LeaseLost&) {
+      on_lease_lost_();
+    }
+  }
+
+ private:
+  StudyStore& store_;
+  const TrialRecord& trial_;
+  const std::string& owner_;
+  Timed timed_;
+  int64_t& evals_recorded_;
+  std::function<void()> on_lease_lost_;
+  int64_t eval_index_ = 0;
+};
 
 }  // namespace
 
@@ -170,7 +208,6 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     }
     const TrialRecord& trial = *claimed;
     const StudyRecord& study = by_id.at(trial.study_id);
-    const TrialSettings settings = TrialSettings::from_json(study.trial_options);
 
     auto& workload = workloads[study.workload];
     if (!workload) workload = create_workload(study.workload);
@@ -179,26 +216,8 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     if (trial.hparams_json) hparams = Hyperparameters::from_json_text(*trial.hparams_json, study.name());
 
     TrialOptions trial_options;
+    trial_options.spec = TrialSpec::from_json(study.trial_options);  // virtual workers inside this process
     trial_options.seed = trial.seed;
-    trial_options.device = settings.device;
-    trial_options.data_dir = settings.data_dir;
-    trial_options.eval_every_steps = settings.eval_every_steps;
-    trial_options.eval_at_steps = settings.eval_at_steps;
-    trial_options.max_steps = settings.max_steps;
-    trial_options.batch_size = settings.batch_size;
-    trial_options.time_budget = settings.time_budget;
-    trial_options.budget_multiplier = settings.budget_multiplier;
-    trial_options.stop_at_targets = settings.stop_at_targets;
-    trial_options.noise_scale_shards = settings.noise_scale_shards;
-    trial_options.eval_splits = settings.eval_splits;
-    trial_options.goal = settings.goal;
-    if (!settings.combine.empty()) {  // virtual workers inside this worker process
-      auto plan = std::make_shared<DataParallelPlan>();
-      plan->combiner = make_gradient_combiner(settings.combine);
-      plan->virtual_workers = settings.virtual_workers;
-      plan->combine_deltas = settings.combine_deltas;
-      trial_options.data_parallel = plan;
-    }
     if (!options.out_dir.empty()) {
       trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
       // A re-run starts from a clean folder: no rows of the attempt that was killed.
@@ -206,24 +225,12 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     }
     std::atomic<bool> trial_stop{false}, lease_lost{false};
     trial_options.stop_requested = &trial_stop;
-    int64_t eval_index = 0;
-    trial_options.on_eval = [&](const EvalRecord& record) {
-      StoredEval e;
-      e.eval_index = eval_index++;
-      e.global_step = record.step;
-      e.submission_time = record.accumulated_submission_time;
-      e.eval_time = record.accumulated_eval_time;
-      e.logging_time = record.accumulated_logging_time;
-      e.total_duration = record.total_duration;
-      e.metrics_json = metrics_json(record);
-      try {
-        timed([&] { store.record_eval(trial.id, owner, trial.attempts, e); });
-        ++report.evals_recorded;
-      } catch (const LeaseLost&) {
-        lease_lost = true;
-        trial_stop = true;
-      }
-    };
+    auto recorder = std::make_shared<StoreRecorder>(
+        store, trial, owner, [&](auto&& call) { timed(call); }, report.evals_recorded, [&] {
+          lease_lost = true;
+          trial_stop = true;
+        });
+    trial_options.observers.push_back(recorder);
     const bool show_trial_progress = options.progress && Progress::auto_detect() == Progress::Mode::terminal;
     trial_options.progress = show_trial_progress ? options.progress : nullptr;
 
@@ -254,7 +261,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
           ": lease lost (another worker took the trial over); result discarded");
       continue;
     }
-    if (result.stop_reason == "interrupted") {
+    if (result.interrupted()) {
       timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
       log(study.name() + " trial " + std::to_string(trial.index) + ": interrupted; it will be re-run on resume");
       report.interrupted = true;

@@ -24,9 +24,6 @@
 namespace pacer {
 
 enum class ForwardMode { train, eval };
-enum class EvalSplit { train, validation, test };
-const char* to_string(EvalSplit split);
-EvalSplit parse_eval_split(const std::string& name);  // InputError for an unknown name
 
 struct WorkloadContext {
   std::string data_dir;  // empty: $PACER_DATA_DIR or the built-in default

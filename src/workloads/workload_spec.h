@@ -8,6 +8,10 @@
 
 namespace pacer {
 
+enum class EvalSplit { train, validation, test };
+const char* to_string(EvalSplit split);
+EvalSplit parse_eval_split(const std::string& name);  // InputError for an unknown name
+
 struct WorkloadSpec {
   std::string name;
   std::string description;

@@ -1,0 +1,58 @@
+#pragma once
+// Watches a trial without steering it: the log writer, the progress display and the study
+// store's recorder are observers, as are checkpoints to come. Called on the lead rank only, off
+// the clock (the time an eval's observers take counts as logging time). Torch-free.
+//
+//   class PrintBest : public pacer::TrialObserver {
+//     void on_eval(const pacer::EvalReport& e) override { std::cout << e.record.step << "\n"; }
+//   };
+//   options.observers.push_back(std::make_shared<PrintBest>());
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/hyperparameters.h"
+#include "train/trial_result.h"
+
+namespace pacer {
+
+// What is known once set-up is done and before the first step.
+struct TrialStart {
+  WorkloadSpec workload;
+  std::string algorithm;
+  uint64_t seed = 0;
+  std::string device;
+  int threads = 0;
+  int64_t batch_size = 0;
+  double time_budget = 0.0;
+  std::string eval_cadence;               // "every 2 s", "every 200 steps", ...
+  std::optional<Hyperparameters> hparams; // none under self-tuning
+};
+
+struct EvalReport {
+  const EvalRecord& record;
+  double training_loss = 0.0;  // of the step just taken
+  double time_budget = 0.0;
+};
+
+struct StepReport {
+  int64_t step = 0;
+  double accumulated_submission_time = 0.0;
+  double time_budget = 0.0;
+  double training_loss = 0.0;
+  const EvalRecord* last_eval = nullptr;  // null before the first eval
+};
+
+class TrialObserver {
+ public:
+  virtual ~TrialObserver() = default;
+  virtual void on_start(const TrialStart& /*start*/) {}
+  virtual void on_eval(const EvalReport& /*report*/) {}
+  // Steps between evals; called only when `wants_steps()` (progress bars throttle themselves).
+  virtual bool wants_steps() const { return false; }
+  virtual void on_step(const StepReport& /*report*/) {}
+  virtual void on_message(const std::string& /*line*/) {}  // e.g. why the run diverged
+  virtual void on_finish(const TrialResult& /*result*/) {}
+};
+
+}  // namespace pacer
