@@ -52,17 +52,11 @@ void AdamFamilyAlgorithm::configure(const Hyperparameters& hp) {
   options_.weight_decay = hp.get("weight_decay");
   options_.variant = variant_;
   state_ = AdamState{};
-  worker_states_.clear();
 }
 
 void AdamFamilyAlgorithm::apply_update(at::Tensor& params, const at::Tensor& grads, double lr) {
   options_.lr = lr;
   adam_step(params, grads, state_, options_);
-}
-
-void AdamFamilyAlgorithm::swap_update_state(int worker) {
-  if (worker_states_.size() <= static_cast<size_t>(worker)) worker_states_.resize(static_cast<size_t>(worker) + 1);
-  std::swap(state_, worker_states_[static_cast<size_t>(worker)]);
 }
 
 NamedTensors AdamFamilyAlgorithm::state() const {

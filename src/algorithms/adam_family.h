@@ -21,13 +21,11 @@ class AdamFamilyAlgorithm : public BaselineAlgorithm {
   LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const override;
   void configure(const Hyperparameters& hp) override;
   void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) override;
-  void swap_update_state(int worker) override;
 
  private:
   AdamVariant variant_;
   AdamOptions options_;
   AdamState state_;
-  std::vector<AdamState> worker_states_;  // delta mode with virtual workers
 };
 
 }  // namespace pacer

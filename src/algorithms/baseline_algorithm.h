@@ -1,7 +1,8 @@
 #pragma once
-// Shared machinery of the baselines: gradient of the mean loss (with the dropout rate and label
-// smoothing hyperparameters), optional global-norm clipping, a learning-rate schedule, and an
-// update rule applied to the flat parameter buffer. Subclasses choose the rule and schedule.
+// Shared machinery of the baselines: the step's gradient of the mean loss from the framework
+// (with the dropout rate and label smoothing hyperparameters; combined over data-parallel workers
+// by the framework), optional global-norm clipping, a learning-rate schedule, and an update rule
+// applied to the flat parameter buffer. Subclasses choose the rule and schedule.
 #include "algorithms/schedules.h"
 #include "algorithms/training_algorithm.h"
 #include "models/flat_parameters.h"
@@ -15,8 +16,6 @@ class BaselineAlgorithm : public TrainingAlgorithm {
   UpdateResult update(const Workload& workload, Network& network, const Batch& batch,
                       const StepContext& context) override;
 
-  void set_data_parallel(std::shared_ptr<const DataParallelPlan> plan) override;
-
   const LearningRateSchedule& schedule() const { return schedule_; }
   const Hyperparameters& hyperparameters() const { return hparams_; }
 
@@ -25,9 +24,6 @@ class BaselineAlgorithm : public TrainingAlgorithm {
   virtual LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const = 0;
   virtual void configure(const Hyperparameters& hp) = 0;
   virtual void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) = 0;
-  // Delta mode with virtual workers: each worker has its own optimizer state; this swaps the
-  // current state with worker `worker`'s (a fresh state the first time).
-  virtual void swap_update_state(int worker) = 0;
 
   // The hyperparameters every baseline shares.
   static std::vector<HyperparameterSpec> common_specs();
@@ -38,14 +34,6 @@ class BaselineAlgorithm : public TrainingAlgorithm {
   double label_smoothing_ = 0.0;
   double dropout_rate_ = 0.0;
   double grad_clip_ = 0.0;
-
- private:
-  at::Tensor backward_on(const Workload& workload, Network& network, const Batch& batch);
-  UpdateResult data_parallel_update(const Workload& workload, Network& network, const Batch& batch,
-                                    const StepContext& context);
-  std::shared_ptr<const DataParallelPlan> plan_;
-  std::vector<int64_t> numels_;             // the parameter tensors' sizes, in flat order
-  std::vector<at::Tensor> worker_buffers_;  // virtual workers: one flat buffer each
 };
 
 }  // namespace pacer

@@ -57,17 +57,11 @@ void MomentumFamilyAlgorithm::configure(const Hyperparameters& hp) {
   options_.nesterov = kind_ == MomentumKind::nesterov;
   options_.weight_decay = hp.get("weight_decay");
   state_ = SgdState{};
-  worker_states_.clear();
 }
 
 void MomentumFamilyAlgorithm::apply_update(at::Tensor& params, const at::Tensor& grads, double lr) {
   options_.lr = lr;
   sgd_step(params, grads, state_, options_);
-}
-
-void MomentumFamilyAlgorithm::swap_update_state(int worker) {
-  if (worker_states_.size() <= static_cast<size_t>(worker)) worker_states_.resize(static_cast<size_t>(worker) + 1);
-  std::swap(state_, worker_states_[static_cast<size_t>(worker)]);
 }
 
 NamedTensors MomentumFamilyAlgorithm::state() const {

@@ -24,13 +24,11 @@ class MomentumFamilyAlgorithm : public BaselineAlgorithm {
   LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const override;
   void configure(const Hyperparameters& hp) override;
   void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) override;
-  void swap_update_state(int worker) override;
 
  private:
   MomentumKind kind_;
   SgdOptions options_;
   SgdState state_;
-  std::vector<SgdState> worker_states_;  // delta mode with virtual workers
 };
 
 }  // namespace pacer

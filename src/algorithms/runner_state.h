@@ -8,6 +8,8 @@
 
 namespace pacer {
 
+class GradientComputer;  // algorithms/gradient_computer.h
+
 struct RunnerState {
   int64_t step = 0;  // steps completed so far
   double accumulated_submission_time = 0.0;
@@ -26,6 +28,9 @@ struct StepContext {
   int64_t step = 0;        // 0-based index of the step being taken (AlgoPerf global_step)
   uint64_t step_seed = 0;  // derived from (trial seed, step): reproducible per-step randomness
   const RunnerState* state = nullptr;
+  // The framework's gradient (combined over data-parallel workers); use it through
+  // step_gradients() in algorithms/gradient_computer.h. Null outside a trial.
+  GradientComputer* gradients = nullptr;
 };
 
 }  // namespace pacer

@@ -22,7 +22,6 @@
 #include "core/hyperparameters.h"
 #include "data/batch.h"
 #include "data/batch_stream.h"
-#include "dist/data_parallel_plan.h"
 #include "models/network.h"
 #include "workloads/workload.h"
 
@@ -51,15 +50,13 @@ class TrainingAlgorithm {
                                     uint64_t seed) = 0;
   // Timed. May not change parameters or optimizer state.
   virtual Batch select_data(BatchStream& stream, const StepContext& /*context*/) { return stream.next(); }
-  // Timed: one training step.
+  // Timed: one training step. Take the gradient from step_gradients(context, ...)
+  // (algorithms/gradient_computer.h): the framework then runs the algorithm data-parallel
+  // (--combine, --virtual-workers, processes) and combines the workers' gradients.
   virtual UpdateResult update(const Workload& workload, Network& network, const Batch& batch,
                               const StepContext& context) = 0;
   // Timed: called before every eval; the network as it is afterwards is evaluated.
   virtual void prepare_for_eval(const Workload& /*workload*/, Network& /*network*/, const StepContext& /*context*/) {}
-
-  // Data-parallel training (--combine, --virtual-workers, processes): called once after
-  // init_optimizer_state. The default refuses, naming the algorithm.
-  virtual void set_data_parallel(std::shared_ptr<const DataParallelPlan> plan);
 
   virtual NamedTensors state() const = 0;
   virtual void load_state(const NamedTensors& state) = 0;

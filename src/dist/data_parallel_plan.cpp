@@ -16,6 +16,10 @@ std::shared_ptr<DataParallelPlan> make_data_parallel_plan(const DataParallelSpec
   if (!processes && !spec.requested()) return nullptr;
   if (spec.virtual_workers < 1) throw InputError("virtual workers must be at least 1");
   if (spec.combine_deltas && spec.combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
+  if (processes && spec.virtual_workers > 1) {
+    throw InputError("--virtual-workers runs inside one process; with " + std::to_string(communicator->size()) +
+                     " processes, use one or the other");
+  }
   auto plan = std::make_shared<DataParallelPlan>();
   plan->combiner = make_gradient_combiner(spec.combine.empty() ? "mean" : spec.combine);
   plan->virtual_workers = spec.virtual_workers;

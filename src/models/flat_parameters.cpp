@@ -8,6 +8,29 @@
 #include "core/error.h"
 
 namespace pacer {
+namespace {
+
+// Whether `tensors` already lie back to back, in order, in one storage (an earlier
+// FlatParameters bound them): then a second one adopts that buffer instead of rebinding, so the
+// framework and several algorithm instances (per-worker optimizer state) see the same memory.
+bool back_to_back(const std::vector<at::Tensor>& tensors) {
+  if (tensors.empty() || !tensors[0].defined()) return false;
+  int64_t expected = tensors[0].storage_offset();
+  for (const auto& t : tensors) {
+    if (!t.defined() || !t.is_contiguous() || !t.storage().is_alias_of(tensors[0].storage()) ||
+        t.storage_offset() != expected) {
+      return false;
+    }
+    expected += t.numel();
+  }
+  return true;
+}
+
+at::Tensor span_of(const at::Tensor& first, int64_t total) {
+  return at::empty({0}, first.options().requires_grad(false)).set_(first.storage(), first.storage_offset(), {total}, {1});
+}
+
+}  // namespace
 
 FlatParameters::FlatParameters(Network& network) {
   parameters_ = network.parameters();
@@ -24,6 +47,16 @@ FlatParameters::FlatParameters(Network& network) {
     total += p.numel();
   }
   at::NoGradGuard no_grad;
+  std::vector<at::Tensor> data, grads;
+  for (const auto& p : parameters_) {
+    data.push_back(p.detach());
+    grads.push_back(p.grad());
+  }
+  if (back_to_back(data) && back_to_back(grads)) {
+    values_ = span_of(data[0], total);
+    grads_ = span_of(grads[0], total);
+    return;
+  }
   values_ = at::empty({total}, parameters_[0].options().requires_grad(false));
   grads_ = at::zeros({total}, parameters_[0].options().requires_grad(false));
   for (size_t i = 0; i < parameters_.size(); ++i) {

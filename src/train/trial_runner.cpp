@@ -11,6 +11,8 @@
 #include "data/batch_stream.h"
 #include "dist/data_parallel_plan.h"
 #include "runtime/torch_runtime.h"
+#include "algorithms/registry.h"
+#include "train/data_parallel_step.h"
 #include "train/eval_schedule.h"
 #include "train/noise_scale_probe.h"
 #include "train/progress_observer.h"
@@ -60,6 +62,7 @@ class TrialLoop {
  private:
   void set_up();
   void add_observers();
+  std::unique_ptr<DataParallelStep> make_data_parallel_step();
   void take_step();
   std::optional<StopReason> evaluate_and_decide();
   EvalDecision evaluate();
@@ -85,6 +88,7 @@ class TrialLoop {
   std::optional<Hyperparameters> resolved_;
   std::shared_ptr<DataParallelPlan> plan_;
   std::unique_ptr<RankSync> sync_;
+  std::unique_ptr<DataParallelStep> data_parallel_;
   std::vector<std::shared_ptr<TrialObserver>> observers_;
   std::shared_ptr<Network> network_;
   std::unique_ptr<BatchStream> stream_;
@@ -130,7 +134,7 @@ void TrialLoop::set_up() {
   network_ = workload_.init_model(derive_seed(options_.seed, SeedStream::model_init), device_);
   algorithm_.init_optimizer_state(workload_, *network_, resolved_ ? &*resolved_ : nullptr,
                                   derive_seed(options_.seed, SeedStream::optimizer));
-  if (plan_) algorithm_.set_data_parallel(plan_);
+  if (plan_) data_parallel_ = make_data_parallel_step();
   sync_->verify_identical_parameters(*network_);
   stream_ = std::make_unique<BatchStream>(
       workload_.dataset(EvalSplit::train),
@@ -154,11 +158,24 @@ void TrialLoop::add_observers() {
   observers_.insert(observers_.end(), options_.observers.begin(), options_.observers.end());
 }
 
+// Delta mode with virtual workers: every worker has its own optimizer state, so workers 1..K-1
+// get their own instance of the algorithm, initialized like worker 0's.
+std::unique_ptr<DataParallelStep> TrialLoop::make_data_parallel_step() {
+  std::vector<std::unique_ptr<TrainingAlgorithm>> workers;
+  for (int k = 1; plan_->combine_deltas && k < plan_->virtual_workers; ++k) {
+    workers.push_back(create_algorithm(algorithm_.name()));
+    workers.back()->init_optimizer_state(workload_, *network_, resolved_ ? &*resolved_ : nullptr,
+                                         derive_seed(options_.seed, SeedStream::optimizer));
+  }
+  return std::make_unique<DataParallelStep>(plan_, algorithm_, *network_, std::move(workers));
+}
+
 void TrialLoop::take_step() {
   context_ = StepContext{state_.step, derive_seed(options_.seed, static_cast<uint64_t>(state_.step)), &state_};
   at::manual_seed(derive_seed(context_.step_seed, SeedStream::dropout));  // dropout etc. per step
   Batch batch = algorithm_.select_data(*stream_, context_);
-  UpdateResult update = algorithm_.update(workload_, *network_, batch, context_);
+  UpdateResult update = data_parallel_ ? data_parallel_->update(workload_, *network_, batch, context_)
+                                       : algorithm_.update(workload_, *network_, batch, context_);
   synchronize(device_);
   step_end_ = clock_.now();
   state_.accumulated_submission_time += step_end_ - last_step_end_;
