@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev libopenblas0-pthread libopenblas-dev libgloo-dev
-  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+  nlohmann-json3-dev libcli11-dev
   libsqlite3-dev sqlite3 zlib1g-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist fortunes  # fortunes: the English corpus of fortunes_lm

@@ -213,20 +213,8 @@ TEST_F(DataParallelTest, LaunchForwardsCtrlCAndTheRanksStopTogether) {
   EXPECT_NE(testing::read_file(dir_ + "/interrupted/eval_measurements.csv").find(",200,"), std::string::npos);
 }
 
-TEST_F(DataParallelTest, RanksWithDifferentInitialParametersAreRefused) {
-  const int port = free_port();
-  std::vector<pid_t> pids;
-  for (int r = 0; r < 2; ++r) {
-    pids.push_back(start("'" + std::string(PACER_BINARY) + "' run -w synthetic_regression -a sgd --max-steps 5 -q --seed " +
-                             std::to_string(r + 1),
-                         rank_env(r, 2, port), dir_ + "/rank" + std::to_string(r) + ".log"));
-  }
-  for (int r = 0; r < 2; ++r) {
-    EXPECT_NE(wait_exit(pids[static_cast<size_t>(r)]), 0);
-    const std::string log = testing::read_file(dir_ + "/rank" + std::to_string(r) + ".log");
-    EXPECT_NE(log.find("initial parameters differ"), std::string::npos) << log;
-  }
-}
+// Ranks whose initial parameters differ: in-process now (RankSync.DifferentInitialParametersFailOnEveryRank
+// in trial_loop_test.cpp), the same check the processes run.
 
 TEST_F(DataParallelTest, LaunchStopsTheOthersWhenOneFails) {
   const auto start_time = std::chrono::steady_clock::now();

@@ -177,7 +177,9 @@ class FashionMnistFolderTest : public ::testing::Test {
     } catch (const pacer::InputError& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find(dir_ + "/" + file), std::string::npos) << msg;
-      if (!expected.empty()) EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+      if (!expected.empty()) {
+        EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+      }
     }
   }
 

@@ -84,7 +84,9 @@ class IdxReaderTest : public ::testing::Test {
     } catch (const pacer::InputError& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find(path), std::string::npos) << "message does not name the file: " << msg;
-      if (!expected.empty()) EXPECT_NE(msg.find(expected), std::string::npos) << "message: " << msg;
+      if (!expected.empty()) {
+        EXPECT_NE(msg.find(expected), std::string::npos) << "message: " << msg;
+      }
       return msg;
     } catch (const std::exception& e) {
       ADD_FAILURE() << "expected pacer::InputError for " << path << ", got another exception: " << e.what();

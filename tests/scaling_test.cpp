@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "scale/eval_schedule.h"
+#include "scale/scale_experiment.h"
 #include "scale/scaling_analysis.h"
 #include "scale/steps_to_result.h"
 #include "support/cli_runner.h"
@@ -22,6 +23,17 @@
 
 namespace pacer {
 namespace {
+
+// The naming rule of scaling experiments, written by `pacer scale` and read by the analysis.
+TEST(ScaleExperimentNames, SeriesAndBatchSizeRoundTrip) {
+  EXPECT_EQ(scale_series_name("", "nadamw", "", false), "nadamw");
+  EXPECT_EQ(scale_series_name("run2", "sgd", "mean", true), "run2-sgd+mean");  // only Adasum has a delta mode
+  const std::string series = scale_series_name("", "momentum", "adasum", true);
+  EXPECT_EQ(series, "momentum+adasum-delta");
+  EXPECT_EQ(scale_experiment_name(series, 256), "momentum+adasum-delta@b256");
+  EXPECT_EQ(scale_series_of(scale_experiment_name(series, 256)), series);
+  EXPECT_EQ(scale_series_of("plain"), "plain");
+}
 
 ScalingTrial trial(int64_t id, std::vector<std::pair<int64_t, double>> evals, bool diverged = false) {
   return {id, diverged, std::move(evals)};

@@ -302,5 +302,35 @@ TEST(FrameworkCombining, AGradientTakenAroundTheContextIsRefused) {
   }
 }
 
+// Delta mode keeps one optimizer state per worker: the framework makes the extra workers'
+// instances through the registry, so an algorithm registered at run time gets it too.
+TEST(Registries, AnAlgorithmRegisteredAtRunTimeRunsEverywhere) {
+  register_algorithm("plain_sgd", [] { return std::make_unique<PlainSgd>(); });
+  EXPECT_THROW(register_algorithm("plain_sgd", [] { return std::make_unique<PlainSgd>(); }), Error);
+  EXPECT_THROW(register_algorithm("nadamw", [] { return std::make_unique<PlainSgd>(); }), Error);
+  EXPECT_EQ(algorithm_names().back(), "plain_sgd");
+  EXPECT_EQ(create_algorithm("plain_sgd")->name(), "plain_sgd");
+  EXPECT_TRUE(algorithm_info("plain_sgd").hyperparameters.empty());
+  PlainSgd algorithm;
+  const std::vector<double> deltas = validation_losses(algorithm, {"adasum", 2, true});
+  ASSERT_EQ(deltas.size(), 3u);
+  EXPECT_LT(deltas.back(), deltas.front());
+}
+
+TEST(Registries, AWorkloadRegisteredAtRunTimeIsListedAndCreated) {
+  WorkloadSpec spec = workload_spec("synthetic_regression");
+  spec.name = "synthetic_again";
+  register_workload(spec, [](const WorkloadSpec& s) {
+    auto w = create_workload("synthetic_regression");
+    EXPECT_EQ(s.name, "synthetic_again");
+    return w;
+  });
+  EXPECT_THROW(register_workload(spec, [](const WorkloadSpec&) { return create_workload("synthetic_regression"); }),
+               Error);
+  EXPECT_EQ(workload_spec("synthetic_again").validation_target, spec.validation_target);
+  EXPECT_EQ(workload_specs().back().name, "synthetic_again");
+  EXPECT_NE(create_workload("synthetic_again"), nullptr);
+}
+
 }  // namespace
 }  // namespace pacer

@@ -106,7 +106,9 @@ class TuneCliTest : public testing::CliFixture {
       EXPECT_TRUE(keys.insert({t.study_id, t.index}).second);
       const auto& evals = s.evals.at(id);
       EXPECT_EQ(evals.size(), 13u) << "trial " << id;
-      if (!evals.empty()) EXPECT_EQ(evals.back().global_step, 12000);
+      if (!evals.empty()) {
+        EXPECT_EQ(evals.back().global_step, 12000);
+      }
     }
     for (int k = 1; k <= studies; ++k) {
       for (int i = 1; i <= trials; ++i) {

@@ -193,7 +193,9 @@ TEST_P(UpdateRuleCase, MatchesGoldenParametersAfterSteps1_10_50) {
     }
   }
   EXPECT_EQ(checked, 3);
-  if (kind != "sgd") EXPECT_EQ(adam_state.step, last_step);
+  if (kind != "sgd") {
+    EXPECT_EQ(adam_state.step, last_step);
+  }
   // Loss before the 50th update, as recorded by the generator.
   EXPECT_NEAR(final_loss, c["final_loss"].get<double>(), 1e-10);
 }

@@ -59,12 +59,17 @@ TEST(Workloads, EveryModelHasTheRightShapesAndParameterTypes) {
       // A type must fit its tensor: this catches a param_types() list out of parameters() order.
       const auto t = types[i];
       const int64_t dim = params[i].dim();
-      if (t == pacer::ParamType::conv_weight) EXPECT_EQ(dim, 4) << i;
-      if (t == pacer::ParamType::weight || t == pacer::ParamType::embedding) EXPECT_GE(dim, 2) << i;
+      if (t == pacer::ParamType::conv_weight) {
+        EXPECT_EQ(dim, 4) << i;
+      }
+      if (t == pacer::ParamType::weight || t == pacer::ParamType::embedding) {
+        EXPECT_GE(dim, 2) << i;
+      }
       if (t == pacer::ParamType::bias || t == pacer::ParamType::layer_norm_scale ||
           t == pacer::ParamType::layer_norm_bias || t == pacer::ParamType::batch_norm_scale ||
-          t == pacer::ParamType::batch_norm_bias)
+          t == pacer::ParamType::batch_norm_bias) {
         EXPECT_EQ(dim, 1) << i << " " << pacer::to_string(t);
+      }
     }
     for (bool training : {true, false}) {
       net->train(training);

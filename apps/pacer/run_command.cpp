@@ -7,6 +7,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "commands.h"
+#include "trial_spec_options.h"
 #include "interrupt.h"
 #include "core/error.h"
 #include "dist/c10d_communicator.h"
@@ -22,10 +23,9 @@ struct RunArgs {
   std::string workload, algorithm, out, hparams_file;
   std::vector<std::string> assignments;
   uint64_t seed = 0;
-  TrialSpec trial;  // the options that say what the trial measures are bound to it directly
-  bool budget_multiplier_given = false;
+  std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
   int threads = 0;
-  bool self_tuning = false, quiet = false, ignore_targets = false;
+  bool self_tuning = false, quiet = false;
   std::string adasum_mode = "gradient", dist_backend = "auto";
   double dist_timeout = 120.0;
 };
@@ -49,31 +49,14 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
   app.add_flag("--self-tuning", a->self_tuning,
                "Self-tuning ruleset: no hyperparameters passed, budget x1.5 (see --budget-multiplier)");
-  app.add_option("--eval-every", a->trial.eval_every_steps, "Evaluate every N steps instead of every eval period (seconds)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-steps", a->trial.max_steps, "Stop after N steps")->check(CLI::PositiveNumber);
-  app.add_option_function<int64_t>(
-         "--batch-size", [a](const int64_t& v) { a->trial.batch_size = v; }, "Override the algorithm's global batch size")
-      ->check(CLI::PositiveNumber);
-  app.add_option_function<double>(
-         "--budget", [a](const double& v) { a->trial.time_budget = v; }, "Time budget in seconds (default: the workload's)")
-      ->check(CLI::PositiveNumber);
-  app.add_option_function<double>(
-         "--budget-multiplier",
-         [a](const double& v) { a->trial.budget_multiplier = v, a->budget_multiplier_given = true; },
-         "Multiply the workload's budget (default 1, 1.5 self-tuning)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--device", a->trial.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  app.add_option("--data-dir", a->trial.data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");
+  add_trial_spec_options(app, a->trial);
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's choice)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--ignore-targets", a->ignore_targets,
-               "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
-  app.add_option("--noise-scale", a->trial.noise_scale_shards,
+  app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--combine", a->trial.data_parallel.combine,
+  app.add_option("--combine", a->trial->spec.data_parallel.combine,
                  "Combine the workers' gradients: mean, sum or adasum (default mean when run as several processes)");
-  app.add_option("--virtual-workers", a->trial.data_parallel.virtual_workers,
+  app.add_option("--virtual-workers", a->trial->spec.data_parallel.virtual_workers,
                  "Split each global batch into K shards inside this process and combine their gradients")
       ->check(CLI::PositiveNumber);
   app.add_option("--adasum-mode", a->adasum_mode,
@@ -107,11 +90,8 @@ Action add_run_command(CLI::App& app) {
     // options; run_trial assembles the plan from both.
     const DistEnvironment env = DistEnvironment::from_environment();
     TrialOptions options;
-    options.spec = a->trial;
-    options.spec.stop_at_targets = !a->ignore_targets;
-    options.spec.data_parallel.combine_deltas = a->adasum_mode == "delta";
-    if (!a->budget_multiplier_given) options.spec.budget_multiplier = a->self_tuning ? 1.5 : 1.0;
-    options.spec.validate();
+    a->trial->spec.data_parallel.combine_deltas = a->adasum_mode == "delta";
+    options.spec = a->trial->resolved(a->self_tuning ? 1.5 : 1.0);
     if (env.world_size > 1) {
       const c10::Device device = resolve_device(options.spec.device);
       C10dOptions c10d;
@@ -158,7 +138,7 @@ Action add_run_command(CLI::App& app) {
     std::printf("steps:               %lld in %.2f s of submission time (budget %.0f s), %.2f s of evals\n",
                 static_cast<long long>(r.steps), r.accumulated_submission_time, r.time_budget,
                 r.accumulated_eval_time);
-    if (a->trial.noise_scale_shards > 0 && !r.evals.empty()) {
+    if (a->trial->spec.noise_scale_shards > 0 && !r.evals.empty()) {
       const auto& m = r.evals.back().metrics;
       if (auto it = m.find("train/noise_scale"); it != m.end()) {
         std::printf("noise scale B_simple: %.1f (smoothed, at step %lld)\n", it->second,

@@ -14,6 +14,7 @@
 #include "dist/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
 #include "scale/eval_schedule.h"
+#include "scale/scale_experiment.h"
 #include "scale/scaling_study.h"
 #include "store/study_store.h"
 #include "tune/sweep.h"
@@ -185,11 +186,7 @@ Action add_scale_command(CLI::App& app) {
       for (const std::string& combine : combines)
       for (int64_t b : batch_sizes) {
         SweepSpec s;
-        // One experiment per (series, batch size): names and log folders stay distinct; the
-        // analysis groups experiments by the part before '@'.
-        s.experiment = (a->name_prefix.empty() ? algorithms[i] : a->name_prefix + "-" + algorithms[i]) +
-                       (combine.empty() ? "" : "+" + combine) + (deltas && combine == "adasum" ? "-delta" : "") +
-                       "@b" + std::to_string(b);
+        s.experiment = scale_experiment_name(scale_series_name(a->name_prefix, algorithms[i], combine, deltas), b);
         s.workload = a->workload;
         s.algorithm = algorithms[i];
         s.space = space;

@@ -11,6 +11,7 @@
 
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "trial_spec_options.h"
 #include "interrupt.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -30,14 +31,15 @@ namespace {
 struct TuneArgs {
   std::vector<std::string> workloads;
   std::string suite, algorithm, space_file, ruleset = "external", rules, sampler = "halton", name;
-  std::string store = "runs/tune.db", out, device = "auto", data_dir, worker_label;
+  std::string store = "runs/tune.db", out, worker_label;
   int studies = 0, workers = 1, grid_points = 3, threads = 0;
-  int64_t trials = 0, eval_every = 0, max_steps = 0, batch_size = 0;
+  int64_t trials = 0;
+  std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
   uint64_t seed = 0, sampler_seed = 0;
   uint64_t held_out_seed = 0;
   bool held_out_seed_given = false;
-  double budget = 0.0, budget_multiplier = 0.0, lease = 60.0, heartbeat = 0.0;
-  bool quiet = false, ignore_targets = false;
+  double lease = 60.0, heartbeat = 0.0;
+  bool quiet = false;
 };
 
 // Worker k: a copy of this command as a single worker. It writes to our terminal itself (no
@@ -98,22 +100,13 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--store", a->store, "Study store (SQLite file; created if missing)")->capture_default_str();
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
   app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(CLI::PositiveNumber);
-  app.add_option("--eval-every", a->eval_every, "Evaluate every N steps instead of every eval period")->check(CLI::PositiveNumber);
-  app.add_option("--max-steps", a->max_steps, "Stop each trial after N steps")->check(CLI::PositiveNumber);
-  app.add_option("--batch-size", a->batch_size, "Override the algorithm's global batch size")->check(CLI::PositiveNumber);
-  app.add_option("--budget", a->budget, "Time budget per trial in seconds (default: the workload's x multiplier)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--budget-multiplier", a->budget_multiplier, "Multiply the workload budget (default 1; self: the rules')")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder");
+  add_trial_spec_options(app, a->trial);
   app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: LibTorch's)")->check(CLI::NonNegativeNumber);
   app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(CLI::PositiveNumber);
   app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
       ->group("");  // internal
-  app.add_flag("--ignore-targets", a->ignore_targets, "Train each trial to its budget or --max-steps even after the targets");
   app.add_flag("-q,--quiet", a->quiet, "Only the final summary");
 
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
@@ -154,19 +147,11 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       s.trials = ruleset == Ruleset::self ? (a->trials > 0 ? a->trials : 1)
                                           : (a->trials > 0 ? a->trials : kDefaultTrialsPerStudy);
       s.seed = a->seed;
-      s.trial.device = a->device;
-      s.trial.data_dir = a->data_dir;
-      s.trial.eval_every_steps = a->eval_every;
-      s.trial.max_steps = a->max_steps;
-      if (a->batch_size > 0) s.trial.batch_size = a->batch_size;
-      if (a->budget > 0) s.trial.time_budget = a->budget;
-      s.trial.stop_at_targets = !a->ignore_targets;
-      s.trial.budget_multiplier =
-          a->budget_multiplier > 0 ? a->budget_multiplier : default_budget_multiplier(ruleset, rules);
+      s.trial = a->trial->resolved(default_budget_multiplier(ruleset, rules));
       sweeps.push_back(s);
     }
     for (const auto& s : sweeps) validate_sweep(s);  // before the store exists
-    resolve_device(a->device);  // a bad device is an input error now, not in every trial
+    resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial
     const auto parent = std::filesystem::path(a->store).parent_path();
     if (!parent.empty()) create_directories(parent.string());
 

@@ -1,8 +1,12 @@
 #pragma once
-// The built-in training algorithms, by name. Listing needs no torch.
+// Training algorithms by name: a registration function fills the table (the built-ins register
+// themselves on first use; an out-of-tree algorithm registers the same way), and every command
+// looks names up here. Listing and looking up declarations need no torch.
 //
-//   auto algorithm = pacer::create_algorithm("nadamw");
+//   pacer::register_algorithm("my_sgd", [] { return std::make_unique<MySgd>(); });
+//   auto algorithm = pacer::create_algorithm("my_sgd");
 //   for (const auto& info : pacer::algorithm_infos()) std::cout << info.name << "\n";
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,9 +23,15 @@ struct AlgorithmInfo {
   std::vector<HyperparameterSpec> hyperparameters;
 };
 
-std::vector<std::string> algorithm_names();
+using AlgorithmFactory = std::function<std::unique_ptr<TrainingAlgorithm>()>;
+
+// Error when `name` is empty, already taken, or the factory is empty.
+void register_algorithm(const std::string& name, AlgorithmFactory factory);
+
+std::vector<std::string> algorithm_names();  // in registration order
 std::vector<AlgorithmInfo> algorithm_infos();
-// InputError listing the valid names when `name` is unknown.
+// InputError listing the valid names when `name` is unknown (both).
+AlgorithmInfo algorithm_info(const std::string& name);
 std::unique_ptr<TrainingAlgorithm> create_algorithm(const std::string& name);
 
 }  // namespace pacer

@@ -9,6 +9,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "scale/scale_experiment.h"
 #include "scale/scaling_page.h"
 #include "tune/sweep.h"
 
@@ -46,9 +47,8 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
   std::map<int64_t, std::string> hparams_by_trial;
   std::map<int64_t, std::map<int64_t, double>> noise_by_trial;  // trial -> step -> noise scale
   for (const auto& stored : studies) {
-    // Experiments "<series>@b<batch size>" belong to the series before the '@'.
     StudyRecord study = stored;
-    study.experiment = study.experiment.substr(0, study.experiment.find('@'));
+    study.experiment = scale_series_of(study.experiment);
     report.workload = study.workload;
     if (!series_index.count(study.experiment)) {
       series_index[study.experiment] = report.series.size();

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "algorithms/registry.h"
-#include "algorithms/training_algorithm.h"
 #include "core/error.h"
 #include "core/seed.h"
 #include "workloads/registry.h"
@@ -36,7 +35,7 @@ nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
 
 void validate_sweep(const SweepSpec& s) {
   workload_spec(s.workload);  // InputError listing valid names
-  auto algorithm = create_algorithm(s.algorithm);
+  const AlgorithmInfo algorithm = algorithm_info(s.algorithm);  // InputError listing valid names
   if (s.studies < 1) throw InputError("--studies must be at least 1");
   if (s.trials < 1) throw InputError("--trials must be at least 1");
   if (s.ruleset == Ruleset::self) {
@@ -45,7 +44,7 @@ void validate_sweep(const SweepSpec& s) {
     return;
   }
   if (!s.space) throw InputError("external tuning needs a search space (--space FILE, e.g. spaces/" + s.algorithm + ".json)");
-  validate_search_space(*s.space, algorithm->hyperparameter_specs(), s.algorithm, s.space_origin);
+  validate_search_space(*s.space, algorithm.hyperparameters, s.algorithm, s.space_origin);
   if (s.space->is_list() && s.sampler != "list") {
     throw InputError(s.space_origin + ": a list of points runs with --sampler list (got '" + s.sampler + "')");
   }

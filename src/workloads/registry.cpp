@@ -1,6 +1,8 @@
 #include "workloads/registry.h"
 
+#include <deque>
 #include <functional>
+#include <mutex>
 
 #include "core/error.h"
 #include "models/char_transformer.h"
@@ -20,7 +22,7 @@ namespace {
 // A workload is registered once: its spec (plain data, listed without torch) and its factory.
 struct Registration {
   WorkloadSpec spec;
-  std::function<std::unique_ptr<Workload>(const WorkloadSpec&)> make;
+  WorkloadFactory make;
 };
 
 template <typename Net, typename Options>
@@ -162,28 +164,57 @@ std::vector<Registration> build_catalog() {
   return r;
 }
 
-const std::vector<Registration>& catalog() {
-  static const std::vector<Registration> registrations = build_catalog();
-  return registrations;
+// A deque: registering another workload never moves the ones handed out by reference.
+struct Catalog {
+  Catalog() {
+    for (auto& r : build_catalog()) entries.push_back(std::move(r));
+  }
+  std::mutex mutex;
+  std::deque<Registration> entries;
+};
+
+Catalog& catalog() {
+  static Catalog c;  // built on first use, so registration never races static initialization
+  return c;
+}
+
+std::vector<Registration> snapshot() {
+  Catalog& c = catalog();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return {c.entries.begin(), c.entries.end()};
 }
 
 std::string valid_names() {
   std::string names;
-  for (const auto& r : catalog()) names += (names.empty() ? "" : ", ") + r.spec.name;
+  for (const auto& r : snapshot()) names += (names.empty() ? "" : ", ") + r.spec.name;
   return names;
 }
 
 const Registration& registration(const std::string& name) {
-  for (const auto& r : catalog())
-    if (r.spec.name == name) return r;
+  {
+    Catalog& c = catalog();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    for (const auto& r : c.entries)
+      if (r.spec.name == name) return r;
+  }
   throw InputError("unknown workload '" + name + "' (valid: " + valid_names() + ")");
 }
 
 }  // namespace
 
+void register_workload(WorkloadSpec spec, WorkloadFactory factory) {
+  if (spec.name.empty()) throw Error("register_workload: empty name");
+  if (!factory) throw Error("register_workload: '" + spec.name + "' has no factory");
+  Catalog& c = catalog();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  for (const auto& r : c.entries)
+    if (r.spec.name == spec.name) throw Error("register_workload: the name '" + spec.name + "' is already taken");
+  c.entries.push_back({std::move(spec), std::move(factory)});
+}
+
 std::vector<WorkloadSpec> workload_specs() {
   std::vector<WorkloadSpec> specs;
-  for (const auto& r : catalog()) specs.push_back(r.spec);
+  for (const auto& r : snapshot()) specs.push_back(r.spec);
   return specs;
 }
 
@@ -191,7 +222,7 @@ const WorkloadSpec& workload_spec(const std::string& name) { return registration
 
 std::vector<std::string> workload_variants(const std::string& base) {
   std::vector<std::string> names;
-  for (const auto& r : catalog())
+  for (const auto& r : snapshot())
     if (r.spec.base_workload == base) names.push_back(r.spec.name);
   return names;
 }

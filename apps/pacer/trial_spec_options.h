@@ -1,0 +1,30 @@
+#pragma once
+// The options of `pacer run` and `pacer tune` that say what a trial measures, bound straight to a
+// TrialSpec (no copies field by field): --device, --data-dir, --eval-every, --max-steps,
+// --batch-size, --budget, --budget-multiplier, --ignore-targets.
+//
+//   auto trial = std::make_shared<TrialSpecOptions>();
+//   add_trial_spec_options(app, trial);
+//   ... after parsing:
+//   pacer::TrialSpec spec = trial->resolved(/*default_budget_multiplier=*/1.5);
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+#include "train/trial_spec.h"
+
+namespace pacer::cli {
+
+struct TrialSpecOptions {
+  TrialSpec spec;
+  bool budget_multiplier_given = false;
+  bool ignore_targets = false;
+
+  // The spec, with the budget multiplier's default (it depends on the ruleset) and stop_at_targets
+  // filled in; InputError naming a bad field.
+  TrialSpec resolved(double default_budget_multiplier) const;
+};
+
+void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOptions>& options);
+
+}  // namespace pacer::cli

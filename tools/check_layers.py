@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Checks the layer rules of docs/architecture.md on the sources (run by CTest as LayerRules).
+
+1. A layer includes only headers of the layers before it (or its own).
+2. The torch-free layers and headers reach no ATen/c10/torch header, directly or through other
+   project headers: the CLI, the store, scoring, reports and scaling compile without LibTorch.
+3. No file includes torch/torch.h (a translation unit with it takes ~15 s to compile here).
+
+Prints every violation as FILE:LINE: message and exits 1 if there is any.
+"""
+import pathlib
+import re
+import sys
+
+LAYERS = ["core", "runtime", "dist", "data", "models", "workloads", "algorithms", "train", "store", "score", "tune",
+          "report", "scale"]
+TORCH_FREE_LAYERS = {"core", "store", "score", "report", "scale", "tune"}
+TORCH_ALLOWED = {"tune/tuning_worker.cpp"}  # the worker runs trials
+TORCH_FREE_HEADERS = {
+    "dist/data_parallel_spec.h", "workloads/workload_spec.h", "workloads/metrics.h", "workloads/registry.h",
+    "algorithms/registry.h", "algorithms/runner_state.h", "train/trial_result.h", "train/trial_writer.h",
+    "train/trial_spec.h", "train/stop_reason.h", "train/stop_rule.h", "train/trial_observer.h",
+    "train/eval_schedule.h", "train/noise_scale.h", "train/progress_observer.h",
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+TORCH = re.compile(r"^(ATen|c10|torch)/")
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1])
+    src = root / "src"
+    files = {p.relative_to(src).as_posix(): p for p in src.rglob("*") if p.suffix in (".h", ".cpp")}
+    includes = {}
+    for name, path in files.items():
+        found = []
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            m = INCLUDE.match(line)
+            if m:
+                found.append((number, m.group(1), m.group(2)))
+        includes[name] = found
+    problems = []
+
+    for name, found in includes.items():
+        layer = name.split("/")[0]
+        for number, _, header in found:
+            if header == "torch/torch.h":
+                problems.append(f"src/{name}:{number}: includes torch/torch.h; include the narrow headers")
+            other = header.split("/")[0]
+            if header in files and other in LAYERS and LAYERS.index(other) > LAYERS.index(layer):
+                problems.append(f"src/{name}:{number}: layer '{layer}' includes '{header}' of the later layer '{other}'")
+
+    torchy = {}  # header -> the chain that brings torch in, or None
+
+    def torch_chain(name, seen=()):
+        if name in torchy:
+            return torchy[name]
+        torchy[name] = None  # cycles (none expected) end here
+        for _, _, header in includes.get(name, []):
+            if TORCH.match(header):
+                torchy[name] = [header]
+                return torchy[name]
+            if header in files and header not in seen:
+                chain = torch_chain(header, seen + (name,))
+                if chain:
+                    torchy[name] = [header] + chain
+                    return torchy[name]
+        return None
+
+    for name in sorted(files):
+        must_be_free = (name.split("/")[0] in TORCH_FREE_LAYERS and name not in TORCH_ALLOWED) or name in TORCH_FREE_HEADERS
+        if must_be_free:
+            chain = torch_chain(name)
+            if chain:
+                problems.append(f"src/{name}: must not reach torch, but does: " + " -> ".join(chain))
+
+    for p in problems:
+        print(p)
+    print(f"checked {len(files)} files: {len(problems)} violation(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
