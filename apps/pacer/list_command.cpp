@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "workloads/registry.h"
@@ -10,8 +11,21 @@ namespace pacer::cli {
 
 Action add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>("all");
+  auto plugins = std::make_shared<std::vector<std::string>>();
   app.add_option("what", *what, "What to list")->check(CLI::IsMember({"all", "workloads", "algorithms"}));
-  return [what] {
+  app.add_option("-a,--algorithm", *plugins,
+                 "Only these algorithms: names or plugin libraries (./libx.so), whose algorithms are loaded and listed");
+  return [what, plugins] {
+    std::vector<std::string> only;  // the algorithms of -a (a library may define several)
+    for (const auto& value : *plugins) {
+      if (is_plugin_reference(value) && value.find(".so:") == std::string::npos) {
+        const LoadedPlugin& plugin = load_algorithm_plugin(value);
+        only.insert(only.end(), plugin.algorithms.begin(), plugin.algorithms.end());
+      } else {
+        only.push_back(resolve_algorithm(value));
+      }
+    }
+    if (!only.empty()) *what = "algorithms";
     if (*what == "all" || *what == "workloads") {
       std::printf("Workloads\n");
       std::printf("  %-28s %-21s %-9s %-4s %8s %8s %8s %9s %6s %5s  %s\n", "name", "modality", "metric", "goal",
@@ -39,8 +53,13 @@ Action add_list_command(CLI::App& app) {
     if (*what == "all") std::printf("\n");
     if (*what == "all" || *what == "algorithms") {
       std::printf("Algorithms\n");
-      for (const auto& info : algorithm_infos()) {
-        std::printf("  %-10s %s\n", info.name.c_str(), info.description.c_str());
+      std::vector<AlgorithmInfo> infos;
+      if (only.empty()) infos = algorithm_infos();
+      for (const auto& name : only) infos.push_back(algorithm_info(name));
+      for (const auto& info : infos) {
+        const LoadedPlugin* plugin = plugin_of(info.name);
+        std::printf("  %-10s %s%s\n", info.name.c_str(), info.description.c_str(),
+                    plugin ? (" [plugin " + plugin->path + "]").c_str() : "");
         for (const auto& hp : info.hyperparameters) {
           std::ostringstream line;
           line << "      " << hp.name << " = ";

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "commands.h"
@@ -42,7 +43,7 @@ std::string describe(const std::optional<double>& v, const char* unit) {
 Action add_run_command(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-w,--workload", a->workload, "Workload name (see pacer list)")->required();
-  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm name (see pacer list)")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name (see pacer list) or a plugin library (./libx.so, ./libx.so:NAME)")->required();
   app.add_option("--seed", a->seed, "Trial seed (model init, data order, dropout)")->capture_default_str();
   app.add_option("-o,--out", a->out, "Folder for hparams.json, meta_data_0.json, eval_measurements.csv, trial.json");
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
@@ -71,7 +72,7 @@ Action add_run_command(CLI::App& app) {
 
   return [a]() -> int {
     auto workload = create_workload(a->workload);  // unknown names: InputError listing valid ones
-    auto algorithm = create_algorithm(a->algorithm);
+    auto algorithm = create_algorithm(resolve_algorithm(a->algorithm));  // a name or a plugin library
     std::optional<Hyperparameters> hparams;
     if (a->self_tuning) {
       if (!a->hparams_file.empty() || !a->assignments.empty()) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "core/atomic_file.h"
@@ -130,7 +131,8 @@ Action add_scale_command(CLI::App& app) {
 
   return [a]() -> int {
     const WorkloadSpec& spec = workload_spec(a->workload);
-    const std::vector<std::string> algorithms = split(a->algorithms, ',');
+    std::vector<std::string> algorithms = split(a->algorithms, ',');
+    for (auto& name : algorithms) name = resolve_algorithm(name);  // names or plugin libraries
     if (algorithms.empty()) throw InputError("-a: no algorithm given");
     if (!a->spaces.empty() && a->spaces.size() != algorithms.size()) {
       throw InputError("--space: give one search space per algorithm (" + std::to_string(algorithms.size()) + ")");

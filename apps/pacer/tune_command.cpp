@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "trial_spec_options.h"
@@ -81,7 +82,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option_function<uint64_t>(
       "--held-out-seed", [a](const uint64_t& v) { a->held_out_seed = v, a->held_out_seed_given = true; },
       "Under --rules v0.5 with --suite: seed of the held-out variant draw (default: --seed)");
-  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name or a plugin library (./libx.so[:NAME])")->required();
   app.add_option("--space", a->space_file, "Search space JSON in the AlgoPerf format (external tuning), e.g. spaces/nadamw.json");
   app.add_option("--ruleset", a->ruleset, "external (search space, N studies x M trials) or self (no hyperparameters)")
       ->capture_default_str();
@@ -131,12 +132,13 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     if (a->heartbeat <= 0.0) a->heartbeat = a->lease / 6.0;
     if (a->heartbeat >= a->lease) throw InputError("--heartbeat must be shorter than --lease");
 
+    const std::string algorithm = resolve_algorithm(a->algorithm);  // a name or a plugin library
     std::vector<SweepSpec> sweeps;
     for (const auto& workload : workloads) {
       SweepSpec s;
-      s.experiment = a->name.empty() ? a->algorithm : a->name;
+      s.experiment = a->name.empty() ? algorithm : a->name;
       s.workload = workload;
-      s.algorithm = a->algorithm;
+      s.algorithm = algorithm;
       s.ruleset = ruleset;
       s.space = space;
       s.space_origin = a->space_file;

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "core/error.h"
 #include "core/seed.h"
@@ -28,6 +29,12 @@ nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
   id["grid_points"] = s.sampler == "grid" ? s.sampler_options.grid_points : 0;
   id["seed"] = s.seed;
   id["trial_settings"] = nlohmann::ordered_json::parse(s.trial.to_json());
+  // An algorithm from a plugin: the library and its content, so a rebuilt library starts new
+  // studies instead of being mixed into the old ones. (Absent for built-ins: identities as before.)
+  if (const LoadedPlugin* plugin = plugin_of(s.algorithm)) {
+    id["algorithm_library"] = plugin->path;
+    id["algorithm_library_hash"] = plugin->content_hash;
+  }
   return id;
 }
 

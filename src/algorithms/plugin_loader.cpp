@@ -1,0 +1,140 @@
+#include "algorithms/plugin_loader.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "algorithms/plugin_manifest.h"
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+std::mutex g_mutex;
+std::map<std::string, LoadedPlugin>& loaded() {
+  static std::map<std::string, LoadedPlugin> plugins;  // by canonical path
+  return plugins;
+}
+
+// FNV-1a over the bytes: not a security check, a way to tell a rebuilt library from the old one.
+std::string content_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("algorithm plugin '" + path + "': cannot be read");
+  uint64_t h = 1469598103934665603ull;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      h ^= static_cast<unsigned char>(buffer[i]);
+      h *= 1099511628211ull;
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+std::string describe(const PluginManifest& m) {
+  return "SDK ABI " + std::to_string(m.sdk_abi_version) + ", LibTorch " + (m.torch_version ? m.torch_version : "?") +
+         ", C++11 ABI " + std::to_string(m.cxx11_abi) + ", " + (m.compiler ? m.compiler : "unknown compiler");
+}
+
+void check_compatible(const std::string& path, const PluginManifest& plugin) {
+  const PluginManifest host = host_manifest();
+  const bool same = plugin.sdk_abi_version == host.sdk_abi_version && plugin.torch_version &&
+                    std::strcmp(plugin.torch_version, host.torch_version) == 0 && plugin.cxx11_abi == host.cxx11_abi;
+  if (!same) {
+    // Only the first field is certain to mean the same thing in another ABI version.
+    const std::string theirs = plugin.sdk_abi_version == host.sdk_abi_version
+                                   ? describe(plugin)
+                                   : "SDK ABI " + std::to_string(plugin.sdk_abi_version);
+    throw InputError("algorithm plugin '" + path + "' was built against " + theirs + "; this pacer has " +
+                     describe(host) + ": rebuild the plugin against this SDK");
+  }
+}
+
+}  // namespace
+
+PluginManifest host_manifest() {
+  return {kSdkAbiVersion, TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI, __VERSION__, nullptr, 0};
+}
+
+const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
+  std::error_code ec;
+  const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
+  if (ec || !std::filesystem::is_regular_file(canonical)) throw InputError("algorithm plugin '" + path + "': no such file");
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (auto it = loaded().find(canonical); it != loaded().end()) return it->second;
+
+  // RTLD_LOCAL: two plugins may define classes of the same name. Never closed: the algorithms'
+  // code must outlive every instance.
+  void* handle = ::dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) throw InputError("algorithm plugin '" + path + "': cannot be loaded: " + ::dlerror());
+  using Entry = const PluginManifest* (*)();
+  auto entry = reinterpret_cast<Entry>(::dlsym(handle, PACER_PLUGIN_ENTRY_POINT));
+  if (!entry) {
+    throw InputError("algorithm plugin '" + path + "' has no entry point " PACER_PLUGIN_ENTRY_POINT
+                     " (define it with PACER_PLUGIN(...), see docs/writing_an_algorithm.md)");
+  }
+  const PluginManifest* manifest = entry();
+  if (!manifest) throw InputError("algorithm plugin '" + path + "': its manifest is null");
+  check_compatible(path, *manifest);
+  if (manifest->algorithm_count < 1 || !manifest->algorithms) {
+    throw InputError("algorithm plugin '" + path + "' defines no algorithm");
+  }
+  LoadedPlugin plugin{path, content_hash(canonical), {}};
+  for (int i = 0; i < manifest->algorithm_count; ++i) {
+    const PluginAlgorithm entry_i = manifest->algorithms[i];
+    if (!entry_i.name || !entry_i.create) throw InputError("algorithm plugin '" + path + "': entry " + std::to_string(i) + " is incomplete");
+    try {
+      register_algorithm(entry_i.name, [create = entry_i.create] { return std::unique_ptr<TrainingAlgorithm>(create()); });
+    } catch (const Error& e) {
+      throw InputError("algorithm plugin '" + path + "': " + e.what());
+    }
+    plugin.algorithms.push_back(entry_i.name);
+  }
+  return loaded().emplace(canonical, std::move(plugin)).first->second;
+}
+
+bool is_plugin_reference(const std::string& value) {
+  const std::string path = value.substr(0, value.find(".so:") == std::string::npos ? value.size() : value.find(".so:") + 3);
+  return value.find('/') != std::string::npos || (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0);
+}
+
+std::string resolve_algorithm(const std::string& value) {
+  if (!is_plugin_reference(value)) return value;
+  std::string path = value, name;
+  if (const auto colon = value.rfind(':'); colon != std::string::npos && colon > value.rfind('/')) {
+    path = value.substr(0, colon);
+    name = value.substr(colon + 1);
+  }
+  const LoadedPlugin& plugin = load_algorithm_plugin(path);
+  if (name.empty()) {
+    if (plugin.algorithms.size() == 1) return plugin.algorithms.front();
+    std::string names;
+    for (const auto& n : plugin.algorithms) names += (names.empty() ? "" : ", ") + n;
+    throw InputError("algorithm plugin '" + path + "' defines several algorithms (" + names + "): pick one with " +
+                     path + ":NAME");
+  }
+  for (const auto& n : plugin.algorithms)
+    if (n == name) return n;
+  throw InputError("algorithm plugin '" + path + "' defines no algorithm '" + name + "'");
+}
+
+const LoadedPlugin* plugin_of(const std::string& algorithm) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (const auto& [path, plugin] : loaded()) {
+    for (const auto& n : plugin.algorithms)
+      if (n == algorithm) return &plugin;
+  }
+  return nullptr;
+}
+
+}  // namespace pacer

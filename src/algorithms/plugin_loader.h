@@ -1,0 +1,35 @@
+#pragma once
+// Loads training algorithms from shared libraries built against the SDK (algorithms/plugin_abi.h)
+// and registers them by name, so every command that takes `-a NAME` also takes a library path.
+// Torch-free header.
+//
+//   std::string name = pacer::resolve_algorithm("./build/liblion.so");   // loads, registers: "lion"
+//   auto algorithm = pacer::create_algorithm(name);
+#include <string>
+#include <vector>
+
+namespace pacer {
+
+struct LoadedPlugin {
+  std::string path;                     // as given
+  std::string content_hash;             // of the file's bytes, hex: a rebuilt library is a new one
+  std::vector<std::string> algorithms;  // the names it registered
+};
+
+// Loads the library once per path and registers its algorithms. InputError naming the path when
+// it cannot be opened, lacks the entry point, or was built against another SDK ABI, LibTorch
+// version or C++ ABI (both versions named), or when one of its names is already taken.
+const LoadedPlugin& load_algorithm_plugin(const std::string& path);
+
+// Whether an `-a` value names a library rather than a registered algorithm: it contains '/' or
+// ends in ".so" (optionally followed by ":name").
+bool is_plugin_reference(const std::string& value);
+
+// An `-a` value as an algorithm name: a registered name stays as it is; "PATH" loads the library
+// and names its only algorithm; "PATH:NAME" picks one of several. InputError otherwise.
+std::string resolve_algorithm(const std::string& value);
+
+// The plugin an algorithm came from, if any (recorded with studies).
+const LoadedPlugin* plugin_of(const std::string& algorithm);
+
+}  // namespace pacer

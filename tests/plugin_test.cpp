@@ -1,0 +1,150 @@
+// The SDK as a researcher uses it: install Pacer into a fresh prefix, build the example plugin
+// (examples/algorithm_plugin) out of tree against it with CMake, list and run it with the
+// installed pacer, and check it trains exactly like the same source compiled into this test.
+// Then the refusals: plugins built against another SDK ABI or LibTorch, and bad paths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/torch_runtime.h"
+#include "store/study_store.h"
+#include "support/cli_runner.h"
+#include "train/trial_runner.h"
+#include "workloads/registry.h"
+
+// The example's source, compiled in: the reference its plugin build must match.
+#include "../examples/algorithm_plugin/signum.cpp"
+
+namespace pacer {
+namespace {
+
+class PluginTest : public testing::CliFixture {
+ protected:
+  // Runs a shell command with output captured; returns the exit code.
+  testing::CliResult sh(const std::string& command) const {
+    const std::string out = dir_ + "/sh_out.txt", err = dir_ + "/sh_err.txt";
+    const int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
+    testing::CliResult r;
+    r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+    r.out = testing::read_file(out);
+    r.err = testing::read_file(err);
+    return r;
+  }
+};
+
+std::vector<double> column(const std::string& csv, const std::string& name) {
+  std::istringstream in(csv);
+  std::string header, line, cell;
+  std::getline(in, header);
+  std::vector<std::string> names;
+  std::istringstream h(header);
+  while (std::getline(h, cell, ',')) names.push_back(cell);
+  const size_t index = std::find(names.begin(), names.end(), name) - names.begin();
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (size_t i = 0; std::getline(row, cell, ','); ++i)
+      if (i == index) values.push_back(std::stod(cell));
+  }
+  return values;
+}
+
+TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
+  const std::string prefix = dir_ + "/prefix", example = dir_ + "/example";
+  const std::string cmake = "'" + std::string(PACER_CMAKE_COMMAND) + "'";
+  auto r = sh(cmake + " --install '" + PACER_BUILD_DIR + "' --prefix '" + prefix + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  r = sh(cmake + " -S '" + PACER_SOURCE_DIR + "/examples/algorithm_plugin' -B '" + example +
+         "' -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='" + prefix + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  r = sh(cmake + " --build '" + example + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::string library = example + "/libsignum.so", pacer_bin = "'" + prefix + "/bin/pacer'";
+
+  r = sh(pacer_bin + " list -a '" + library + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("signum"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("beta = 0.9"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[plugin " + library + "]"), std::string::npos) << r.out;
+
+  const std::string run = " run -w synthetic_regression -a '" + library +
+                          "' --set learning_rate=0.01 --max-steps 60 --eval-every 20 --budget 1000 --threads 1 -q "
+                          "--ignore-targets --out '" + dir_ + "/run'";
+  r = sh(pacer_bin + run);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::vector<double> plugin = column(testing::read_file(dir_ + "/run/eval_measurements.csv"), "validation/loss");
+
+  // The same source built into this test, through the same runner and settings.
+  set_num_threads(1);  // as --threads 1: LibTorch and OpenBLAS
+  auto workload = create_workload("synthetic_regression");
+  Signum built_in;
+  TrialOptions options;
+  options.spec.max_steps = 60;
+  options.spec.eval_every_steps = 20;
+  options.spec.time_budget = 1000;
+  options.spec.stop_at_targets = false;
+  Hyperparameters hp;
+  hp.set("learning_rate", 0.01);
+  const TrialResult reference = run_trial(*workload, built_in, hp, options);
+  ASSERT_EQ(plugin.size(), reference.evals.size());
+  for (size_t i = 0; i < plugin.size(); ++i) {
+    const double expected = reference.evals[i].metrics.at("validation/loss");
+    EXPECT_NEAR(plugin[i], expected, 1e-6 * std::abs(expected)) << "eval " << i;
+  }
+  EXPECT_LT(plugin.back(), plugin.front());  // it trained
+
+  // To its target on the synthetic workload, as a user would run it (reached in 889 steps here).
+  r = sh(pacer_bin + " run -w synthetic_regression -a '" + library + "' --set learning_rate=0.01 --threads 1");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("status:              reached (targets_reached)"), std::string::npos) << r.out;
+
+  // Tuned with its own search space; the study records the library and its content.
+  const std::string store = dir_ + "/tune.db";
+  r = sh(pacer_bin + " tune -w synthetic_regression -a '" + library + "' --space '" + PACER_SOURCE_DIR +
+         "/examples/algorithm_plugin/signum_space.json' --studies 1 --trials 2 --max-steps 100 --threads 1 -q --store '" +
+         store + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  {
+    StudyStore studies(store, StudyStoreOptions{false});
+    const auto recorded = studies.studies();
+    ASSERT_EQ(recorded.size(), 1u);
+    EXPECT_EQ(recorded[0].algorithm, "signum");
+    EXPECT_NE(recorded[0].identity.find("\"algorithm_library_hash\""), std::string::npos) << recorded[0].identity;
+  }
+
+  // Data-parallel for free: the framework combines the gradients it takes from the context.
+  r = sh(pacer_bin + " run -w synthetic_regression -a '" + library +
+         "' --set learning_rate=0.01 --max-steps 20 --combine adasum --virtual-workers 4 --threads 1 -q");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkOrLibTorchAreRefusedNamingBothVersions) {
+  auto r = pacer(std::string("run -w synthetic_regression --max-steps 1 -q -a '") + MISMATCHED_ABI_PLUGIN + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("SDK ABI 999"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("this pacer has SDK ABI " + std::to_string(kSdkAbiVersion)), std::string::npos) << r.err;
+  r = pacer(std::string("run -w synthetic_regression --max-steps 1 -q -a '") + MISMATCHED_TORCH_PLUGIN + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("LibTorch 0.0.1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::string("LibTorch ") + TORCH_VERSION), std::string::npos) << r.err;
+}
+
+TEST_F(PluginTest, BadLibrariesAreInputErrorsNamingThePath) {
+  auto r = pacer("run -w synthetic_regression --max-steps 1 -q -a ./no_such_plugin.so");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no_such_plugin.so"), std::string::npos) << r.err;
+  const std::string not_a_library = dir_ + "/garbage.so";
+  std::ofstream(not_a_library) << "not an ELF file";
+  r = pacer("run -w synthetic_regression --max-steps 1 -q -a '" + not_a_library + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cannot be loaded"), std::string::npos) << r.err;
+  // A real shared library that is no plugin.
+  r = pacer(std::string("list -a '") + NO_ENTRY_POINT_PLUGIN + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("has no entry point pacer_plugin_manifest"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacer

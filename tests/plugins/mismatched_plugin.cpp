@@ -1,0 +1,10 @@
+// A plugin built against another SDK ABI or LibTorch version, deliberately (the versions come from
+// the build: see tests/CMakeLists.txt). pacer must refuse it naming both versions, without calling
+// anything else in it.
+#include "algorithms/plugin_manifest.h"
+
+extern "C" __attribute__((visibility("default"))) const pacer::PluginManifest* pacer_plugin_manifest() {
+  static const pacer::PluginManifest manifest{MISMATCHED_SDK_ABI, MISMATCHED_TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI,
+                                              __VERSION__, nullptr, 0};
+  return &manifest;
+}
