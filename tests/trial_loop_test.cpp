@@ -99,9 +99,9 @@ TEST(StopRules, GoalIsStrictAndReadsTheLastEval) {
   const StopRules rules = standard_stop_rules(spec);
   RunnerState state;
   EXPECT_EQ(first_stop(rules, {state}), std::nullopt);  // no eval yet
-  state.evals.push_back(EvalRecord{1, 0, 0, 0, 0, {{"validation/loss", 0.5}}});
+  state.evals.push_back(EvalRecord{1, 0, 0, 0, 0, 0, {{"validation/loss", 0.5}}});
   EXPECT_EQ(first_stop(rules, {state}), std::nullopt);  // equal is not better
-  state.evals.push_back(EvalRecord{2, 0, 0, 0, 0, {{"validation/loss", 0.49}}});
+  state.evals.push_back(EvalRecord{2, 0, 0, 0, 0, 0, {{"validation/loss", 0.49}}});
   EXPECT_EQ(first_stop(rules, {state}), StopReason::goal_reached);
 }
 

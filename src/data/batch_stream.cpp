@@ -25,6 +25,9 @@ BatchStream::BatchStream(TensorDataset dataset, BatchStreamOptions options)
                      std::to_string(dataset_.size()) + " training examples");
   }
   batches_per_epoch_ = dataset_.size() / options_.batch_size;
+  if (options_.start_index < 0) throw InputError("batch stream: negative start index");
+  next_index_ = options_.start_index;
+  consumed_ = options_.start_index;
   if (options_.prefetch > 0) worker_ = std::thread([this] { produce(); });
 }
 
@@ -81,7 +84,7 @@ Batch BatchStream::gather(int64_t index) const {
 }
 
 void BatchStream::produce() {
-  int64_t index = 0;
+  int64_t index = options_.start_index;
   try {
     while (true) {
       {
@@ -104,6 +107,7 @@ void BatchStream::produce() {
 }
 
 Batch BatchStream::next() {
+  ++consumed_;
   if (options_.prefetch <= 0) return gather(next_index_++);
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [this] { return !queue_.empty() || error_; });

@@ -7,6 +7,7 @@
 //
 //   pacer::BatchStream stream(train_set, {.batch_size = 256, .seed = 7});
 //   pacer::Batch b = stream.next();
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -26,6 +27,7 @@ struct BatchStreamOptions {
   int64_t rank = 0;
   int64_t world_size = 1;
   int64_t prefetch = 2;  // 0: gather on the caller's thread
+  int64_t start_index = 0;  // the first global batch: a resumed trial continues where it stopped
 };
 
 class BatchStream {
@@ -36,6 +38,9 @@ class BatchStream {
   BatchStream& operator=(const BatchStream&) = delete;
 
   Batch next();
+  // Global batches handed out so far, counting from 0 (start_index included): the position a
+  // checkpoint records.
+  int64_t position() const { return consumed_.load(); }
   // The example indices of global batch `index` for this rank (pure function; for tests and
   // for algorithms that select data themselves).
   std::vector<int64_t> shard_indices(int64_t index) const;
@@ -52,6 +57,7 @@ class BatchStream {
   BatchStreamOptions options_;
   int64_t batches_per_epoch_ = 0;
   int64_t next_index_ = 0;  // consumer side (synchronous mode)
+  std::atomic<int64_t> consumed_{0};
 
   // Memo of the latest epoch's permutation. shard_indices may run on the caller's thread and the
   // gathering thread at once, so the memo is guarded.

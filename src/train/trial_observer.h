@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/hyperparameters.h"
 #include "train/trial_result.h"
@@ -27,6 +28,8 @@ struct TrialStart {
   double time_budget = 0.0;
   std::string eval_cadence;               // "every 2 s", "every 200 steps", ...
   std::optional<Hyperparameters> hparams; // none under self-tuning
+  int64_t preemption_count = 0;           // > 0: resumed from a checkpoint this many times
+  std::vector<EvalRecord> earlier_evals;  // resumed: the evals logged before the checkpoint
 };
 
 struct EvalReport {

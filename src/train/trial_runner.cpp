@@ -12,6 +12,7 @@
 #include "dist/data_parallel_plan.h"
 #include "runtime/torch_runtime.h"
 #include "algorithms/registry.h"
+#include "train/checkpoint.h"
 #include "train/data_parallel_step.h"
 #include "train/eval_schedule.h"
 #include "train/noise_scale_probe.h"
@@ -68,6 +69,9 @@ class TrialLoop {
   EvalDecision evaluate();
   void record_metrics(EvalRecord& record);
   void report_step();
+  void restore_checkpoint();
+  void maybe_checkpoint();
+  CheckpointState checkpoint_identity() const;
   void diverge(const std::string& message);
   TrialProgress progress() const { return {state_, time_remaining_, training_complete_, interrupted_}; }
   template <typename Call>
@@ -103,6 +107,11 @@ class TrialLoop {
   bool time_remaining_ = true, training_complete_ = false, interrupted_ = false;
   StepContext context_;
   std::optional<StopReason> stop_;
+  // Checkpoints.
+  std::string checkpoint_dir_;
+  std::optional<CheckpointState> restored_;
+  int64_t preemption_count_ = 0, last_checkpoint_step_ = 0;
+  double last_checkpoint_time_ = 0.0;
 };
 
 void TrialLoop::set_up() {
@@ -124,11 +133,14 @@ void TrialLoop::set_up() {
                      std::to_string(plan_->workers()) + " equal worker shards");
   }
   add_observers();
-  notify([&](TrialObserver& o) {
-    o.on_start({spec_, algorithm_.name(), options_.seed, device_.str(), num_threads(), result_.batch_size,
-                result_.time_budget, spec.describe_eval_cadence(spec_), resolved_});
-  });
-  if (plan_) notify([&](TrialObserver& o) { o.on_message("data parallel: " + plan_->describe()); });
+  if (options_.checkpoint_every_steps > 0 || options_.checkpoint_every_sec > 0 || options_.resume) {
+    if (options_.out_dir.empty()) throw InputError("checkpoints (--checkpoint-every, --resume) need an output folder (--out)");
+    if (sync_->world_size() > 1) throw InputError("checkpoints with several processes are not supported yet");
+    if (plan_ && plan_->combine_deltas && plan_->virtual_workers > 1) {
+      throw InputError("checkpoints with delta mode over virtual workers are not supported yet");
+    }
+    checkpoint_dir_ = options_.out_dir + "/checkpoint";
+  }
 
   workload_.load({spec.data_dir, device_});
   network_ = workload_.init_model(derive_seed(options_.seed, SeedStream::model_init), device_);
@@ -136,9 +148,18 @@ void TrialLoop::set_up() {
                                   derive_seed(options_.seed, SeedStream::optimizer));
   if (plan_) data_parallel_ = make_data_parallel_step();
   sync_->verify_identical_parameters(*network_);
+  if (options_.resume && checkpoint_exists(checkpoint_dir_)) restore_checkpoint();
+  TrialStart start{spec_, algorithm_.name(), options_.seed, device_.str(), num_threads(), result_.batch_size,
+                   result_.time_budget, spec.describe_eval_cadence(spec_), resolved_, preemption_count_, state_.evals};
+  notify([&](TrialObserver& o) { o.on_start(start); });
+  if (plan_) notify([&](TrialObserver& o) { o.on_message("data parallel: " + plan_->describe()); });
+  if (restored_) {
+    notify([&](TrialObserver& o) { o.on_message("resumed from " + checkpoint_dir_ + " at step " + std::to_string(state_.step)); });
+  }
   stream_ = std::make_unique<BatchStream>(
       workload_.dataset(EvalSplit::train),
-      BatchStreamOptions{result_.batch_size, options_.seed, sync_->rank(), sync_->world_size(), options_.prefetch});
+      BatchStreamOptions{result_.batch_size, options_.seed, sync_->rank(), sync_->world_size(), options_.prefetch,
+                         restored_ ? restored_->batches_consumed : 0});
   if (spec.noise_scale_shards > 0) {  // its own batches: the training data order is unchanged
     noise_probe_ = std::make_unique<NoiseScaleProbe>(workload_, result_.batch_size, spec.noise_scale_shards,
                                                      derive_seed(options_.seed, SeedStream::data_order) + 1);
@@ -149,6 +170,53 @@ void TrialLoop::set_up() {
   splits_ = spec.eval_splits.empty() ? std::vector<EvalSplit>{EvalSplit::train, EvalSplit::validation, EvalSplit::test}
                                      : spec.eval_splits;
   state_.time_budget = result_.time_budget;
+}
+
+CheckpointState TrialLoop::checkpoint_identity() const {
+  CheckpointState id;
+  id.workload = spec_.name;
+  id.algorithm = algorithm_.name();
+  id.seed = options_.seed;
+  id.batch_size = result_.batch_size;
+  return id;
+}
+
+// Where the trial was: the network and the algorithm are restored in place, the loop's state here.
+void TrialLoop::restore_checkpoint() {
+  restored_ = load_checkpoint(checkpoint_dir_, *network_, algorithm_, checkpoint_identity());
+  state_.step = last_checkpoint_step_ = restored_->step;
+  state_.accumulated_submission_time = restored_->accumulated_submission_time;
+  state_.accumulated_eval_time = restored_->accumulated_eval_time;
+  state_.accumulated_logging_time = restored_->accumulated_logging_time;
+  state_.validation_goal_reached = restored_->validation_goal_reached;
+  state_.test_goal_reached = restored_->test_goal_reached;
+  state_.evals = restored_->evals;
+  preemption_count_ = restored_->preemption_count + 1;
+}
+
+// Off the submission clock: the caller restarts it after this.
+void TrialLoop::maybe_checkpoint() {
+  if (checkpoint_dir_.empty()) return;
+  const double now = clock_.now();
+  const bool due = (options_.checkpoint_every_steps > 0 &&
+                    state_.step - last_checkpoint_step_ >= options_.checkpoint_every_steps) ||
+                   (options_.checkpoint_every_sec > 0 && now - last_checkpoint_time_ >= options_.checkpoint_every_sec);
+  if (!due) return;
+  CheckpointState s = checkpoint_identity();
+  s.step = state_.step;
+  s.batches_consumed = stream_->position();
+  s.accumulated_submission_time = state_.accumulated_submission_time;
+  s.accumulated_eval_time = state_.accumulated_eval_time;
+  s.accumulated_logging_time = state_.accumulated_logging_time;
+  s.total_duration = now - start_;
+  s.validation_goal_reached = state_.validation_goal_reached;
+  s.test_goal_reached = state_.test_goal_reached;
+  s.preemption_count = preemption_count_;
+  s.evals = state_.evals;
+  save_checkpoint(checkpoint_dir_, s, *network_, algorithm_);
+  state_.accumulated_logging_time += clock_.now() - now;
+  last_checkpoint_step_ = state_.step;
+  last_checkpoint_time_ = clock_.now();
 }
 
 void TrialLoop::add_observers() {
@@ -187,7 +255,8 @@ void TrialLoop::take_step() {
 TrialResult TrialLoop::run() {
   set_up();
   synchronize(device_);
-  start_ = last_step_end_ = state_.last_eval_time = clock_.now();
+  start_ = last_step_end_ = state_.last_eval_time = last_checkpoint_time_ = clock_.now();
+  if (restored_) start_ -= restored_->total_duration;  // total_duration continues
   try {
     while (!stop_) {
       take_step();
@@ -206,6 +275,7 @@ TrialResult TrialLoop::run() {
         report_step();
         stop_ = first_stop(rules_, progress());
       }
+      if (!stop_) maybe_checkpoint();
       last_step_end_ = clock_.now();
     }
   } catch (const InputError&) {
@@ -239,6 +309,7 @@ EvalDecision TrialLoop::evaluate() {
   const double eval_start = clock_.now();
   EvalRecord record;
   record.step = state_.step;
+  record.preemption_count = preemption_count_;
   record.accumulated_submission_time = state_.accumulated_submission_time;
   record_metrics(record);
   const bool finite_params = parameters_finite(*network_);

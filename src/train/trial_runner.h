@@ -52,6 +52,13 @@ struct TrialOptions {
   std::shared_ptr<Communicator> communicator;
   std::vector<std::shared_ptr<TrialObserver>> observers;  // besides the writer and the progress
   StopRules extra_stop_rules;                              // after the spec's standard rules
+  // Checkpoints in OUT/checkpoint (train/checkpoint.h; needs out_dir; one process): every N
+  // steps and/or every T seconds of wall time, off the clock (counted as logging time).
+  int64_t checkpoint_every_steps = 0;
+  double checkpoint_every_sec = 0.0;
+  // Continue from OUT/checkpoint when there is one (else start afresh): the metrics continue as if
+  // the run had never stopped; preemption_count counts the resumes.
+  bool resume = false;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

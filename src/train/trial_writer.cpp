@@ -28,6 +28,8 @@ void TrialWriter::write_hparams(const Hyperparameters& hparams) const {
 void TrialWriter::on_start(const TrialStart& start) {
   write_hparams(start.hparams ? *start.hparams : Hyperparameters{});
   write_metadata(start);
+  // Resumed: the rows of the evals before the checkpoint, as they were (times included).
+  for (const auto& record : start.earlier_evals) append_eval(record);
 }
 
 void TrialWriter::write_metadata(const TrialStart& m) const {
@@ -54,7 +56,7 @@ void TrialWriter::write_metadata(const TrialStart& m) const {
   j["framework"] = "libtorch";
   j["git_commit_hash"] = git_commit();
   // AlgoPerf names the file meta_data_<n>.json, n counting restarts of the same trial.
-  write_file_atomic(out_dir_ + "/meta_data_0.json", j.dump(2) + "\n");
+  write_file_atomic(out_dir_ + "/meta_data_" + std::to_string(m.preemption_count) + ".json", j.dump(2) + "\n");
 }
 
 std::vector<std::string> TrialWriter::csv_columns(const Metrics& metrics) {
@@ -82,7 +84,7 @@ void TrialWriter::append_eval(const EvalRecord& r) {
     else if (c == "accumulated_logging_time") cell = format_number(r.accumulated_logging_time);
     else if (c == "accumulated_submission_time" || c == "score") cell = format_number(r.accumulated_submission_time);
     else if (c == "global_step") cell = std::to_string(r.step);
-    else if (c == "preemption_count") cell = "0";
+    else if (c == "preemption_count") cell = std::to_string(r.preemption_count);
     else if (c == "total_duration") cell = format_number(r.total_duration);
     else {
       auto it = r.metrics.find(c);

@@ -14,6 +14,7 @@ struct EvalRecord {
   double accumulated_eval_time = 0.0;
   double accumulated_logging_time = 0.0;
   double total_duration = 0.0;
+  int64_t preemption_count = 0;  // resumes from a checkpoint before this eval (AlgoPerf's column)
   Metrics metrics;  // prefixed by split: "train/loss", "validation/accuracy", "test/num_examples"
 };
 

@@ -1,0 +1,125 @@
+// Checkpoints as a user meets them: `kill -9` a `pacer run --checkpoint-every` mid-way, `--resume`
+// it, and every metric of eval_measurements.csv equals an uninterrupted run's (times excepted);
+// preemption_count and meta_data_1.json say it was resumed. Bad checkpoints are input errors.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "support/cli_runner.h"
+
+namespace pacer {
+namespace {
+
+class CheckpointTest : public testing::CliFixture {};
+
+pid_t start(const std::string& command, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string full = "exec " + command + " >'" + log + "' 2>&1";
+    execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The CSV as columns of text cells.
+std::map<std::string, std::vector<std::string>> read_csv(const std::string& path) {
+  std::istringstream in(testing::read_file(path));
+  std::string line, cell;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::istringstream header(line);
+  while (std::getline(header, cell, ',')) names.push_back(cell);
+  std::map<std::string, std::vector<std::string>> columns;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (size_t i = 0; std::getline(row, cell, ',') && i < names.size(); ++i) columns[names[i]].push_back(cell);
+  }
+  return columns;
+}
+
+int64_t checkpoint_step(const std::string& dir) {
+  const std::string text = testing::read_file(dir + "/checkpoint/state.json");
+  const auto at = text.find("\"step\":");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + 7));
+}
+
+TEST_F(CheckpointTest, AKilledRunResumesWithTheMetricsOfAnUninterruptedOne) {
+  const std::string run = " run -w fmnist_mlp -a nadamw --seed 3 --max-steps 3000 --eval-every 500 --ignore-targets "
+                          "--budget 100000 --threads 1 -q --set dropout_rate=0.1";
+  auto reference = pacer(run + " --out '" + dir_ + "/reference'");
+  ASSERT_EQ(reference.code, 0) << reference.err;
+
+  const std::string cut = dir_ + "/cut";
+  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 500 --out '" + cut + "'",
+                          dir_ + "/cut.log");
+  const auto started = std::chrono::steady_clock::now();
+  while (checkpoint_step(cut) < 1000) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120)) << testing::read_file(dir_ + "/cut.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  ASSERT_EQ(wait_exit(pid), 128 + SIGKILL) << "the run ended before it could be killed";
+  const auto before = read_csv(cut + "/eval_measurements.csv");
+  ASSERT_LT(before.at("global_step").size(), read_csv(dir_ + "/reference/eval_measurements.csv").at("global_step").size());
+
+  auto resumed = pacer(run + " --checkpoint-every 500 --resume --out '" + cut + "'");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto a = read_csv(dir_ + "/reference/eval_measurements.csv"), b = read_csv(cut + "/eval_measurements.csv");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+  for (const auto& [name, cells] : a) {
+    if (name.rfind("accumulated_", 0) == 0 || name == "total_duration" || name == "score" || name == "preemption_count") continue;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      EXPECT_NEAR(std::stod(b.at(name)[i]), std::stod(cells[i]), 1e-9 * std::abs(std::stod(cells[i])) + 1e-12)
+          << name << " at eval " << i;
+    }
+  }
+  // Rows logged before the kill keep 0; the ones after the resume say 1.
+  const auto& preemptions = b.at("preemption_count");
+  EXPECT_EQ(preemptions.front(), "0");
+  EXPECT_EQ(preemptions.back(), "1");
+  EXPECT_TRUE(std::filesystem::exists(cut + "/meta_data_1.json"));
+  EXPECT_NE(testing::read_file(cut + "/trial.json").find("\"stop_reason\": \"max_steps\""), std::string::npos);
+}
+
+TEST_F(CheckpointTest, CorruptOrForeignCheckpointsAndBadOptionsAreInputErrors) {
+  const std::string run = " run -w synthetic_regression -a sgd --max-steps 40 --eval-every 20 --threads 1 -q";
+  auto r = pacer(run + " --checkpoint-every 20 --out '" + dir_ + "/a'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_GE(checkpoint_step(dir_ + "/a"), 20);
+  // Another seed: not this trial's checkpoint.
+  r = pacer(run + " --seed 9 --resume --out '" + dir_ + "/a'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("belongs to"), std::string::npos) << r.err;
+  // A damaged state file is named.
+  std::ofstream(dir_ + "/a/checkpoint/state.json") << "{ not json";
+  r = pacer(run + " --resume --out '" + dir_ + "/a'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("state.json"), std::string::npos) << r.err;
+  r = pacer(run + " --checkpoint-every 5x --out '" + dir_ + "/b'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--checkpoint-every"), std::string::npos) << r.err;
+  r = pacer(run + " --checkpoint-every 10");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  // --resume without a checkpoint starts afresh.
+  r = pacer(run + " --resume --out '" + dir_ + "/fresh'");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace pacer
