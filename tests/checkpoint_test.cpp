@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <thread>
 
+#include "store/study_store.h"
 #include "support/cli_runner.h"
 
 namespace pacer {
@@ -51,8 +54,9 @@ std::map<std::string, std::vector<std::string>> read_csv(const std::string& path
   return columns;
 }
 
+// The step of the checkpoint in folder `dir` (-1: none yet).
 int64_t checkpoint_step(const std::string& dir) {
-  const std::string text = testing::read_file(dir + "/checkpoint/state.json");
+  const std::string text = testing::read_file(dir + "/state.json");
   const auto at = text.find("\"step\":");
   return at == std::string::npos ? -1 : std::stoll(text.substr(at + 7));
 }
@@ -67,7 +71,7 @@ TEST_F(CheckpointTest, AKilledRunResumesWithTheMetricsOfAnUninterruptedOne) {
   const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 500 --out '" + cut + "'",
                           dir_ + "/cut.log");
   const auto started = std::chrono::steady_clock::now();
-  while (checkpoint_step(cut) < 1000) {
+  while (checkpoint_step(cut + "/checkpoint") < 1000) {
     ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120)) << testing::read_file(dir_ + "/cut.log");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -100,7 +104,7 @@ TEST_F(CheckpointTest, CorruptOrForeignCheckpointsAndBadOptionsAreInputErrors) {
   const std::string run = " run -w synthetic_regression -a sgd --max-steps 40 --eval-every 20 --threads 1 -q";
   auto r = pacer(run + " --checkpoint-every 20 --out '" + dir_ + "/a'");
   ASSERT_EQ(r.code, 0) << r.err;
-  ASSERT_GE(checkpoint_step(dir_ + "/a"), 20);
+  ASSERT_GE(checkpoint_step(dir_ + "/a/checkpoint"), 20);
   // Another seed: not this trial's checkpoint.
   r = pacer(run + " --seed 9 --resume --out '" + dir_ + "/a'");
   EXPECT_EQ(r.code, 2);
@@ -119,6 +123,60 @@ TEST_F(CheckpointTest, CorruptOrForeignCheckpointsAndBadOptionsAreInputErrors) {
   // --resume without a checkpoint starts afresh.
   r = pacer(run + " --resume --out '" + dir_ + "/fresh'");
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(CheckpointTest, KeepBestHoldsTheCheckpointOfTheBestValidationEval) {
+  auto r = pacer(" run -w synthetic_regression -a sgd --max-steps 200 --eval-every 20 --threads 1 -q --ignore-targets "
+                 "--set learning_rate=0.05 --keep-best --out '" + dir_ + "/best'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string trial = testing::read_file(dir_ + "/best/trial.json");
+  const auto at = trial.find("\"best_validation_step\": ");
+  ASSERT_NE(at, std::string::npos) << trial;
+  EXPECT_EQ(checkpoint_step(dir_ + "/best/checkpoint_best"), std::stoll(trial.substr(at + 24)));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/best/checkpoint"));  // no periodic ones were asked for
+}
+
+// The study store's re-run of a trial whose worker was killed continues from the trial's
+// checkpoint: the same metrics as an uninterrupted study, every eval in the store's new attempt.
+TEST_F(CheckpointTest, ATuneTrialReRunAfterItsWorkerDiedResumesFromItsCheckpoint) {
+  const std::string tune = " tune -w fmnist_mlp -a nadamw --space '" + std::string(PACER_SOURCE_DIR) +
+                           "/spaces/nadamw.json' --studies 1 --trials 1 --max-steps 3000 --eval-every 500 "
+                           "--ignore-targets --budget 100000 --threads 1 -q --lease 2 --heartbeat 0.5";
+  auto reference = pacer(tune + " --store '" + dir_ + "/ref.db' --out '" + dir_ + "/ref'");
+  ASSERT_EQ(reference.code, 0) << reference.err;
+
+  const std::string folder = "/study_1/fmnist_mlp_libtorch/trial_1";
+  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + tune + " --checkpoint-every 500 --store '" + dir_ +
+                              "/cut.db' --out '" + dir_ + "/cut'",
+                          dir_ + "/cut.log");
+  const auto started = std::chrono::steady_clock::now();
+  while (checkpoint_step(dir_ + "/cut" + folder + "/checkpoint") < 1000) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120)) << testing::read_file(dir_ + "/cut.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  ASSERT_EQ(wait_exit(pid), 128 + SIGKILL) << "the study ended before it could be killed";
+
+  auto resumed = pacer(tune + " --checkpoint-every 500 --store '" + dir_ + "/cut.db' --out '" + dir_ + "/cut'");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto a = read_csv(dir_ + "/ref" + folder + "/eval_measurements.csv");
+  const auto b = read_csv(dir_ + "/cut" + folder + "/eval_measurements.csv");
+  ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+  for (const char* name : {"train/loss", "validation/loss", "validation/accuracy", "test/accuracy"}) {
+    for (size_t i = 0; i < a.at(name).size(); ++i) {
+      EXPECT_NEAR(std::stod(b.at(name)[i]), std::stod(a.at(name)[i]), 1e-9 * std::abs(std::stod(a.at(name)[i])))
+          << name << " at eval " << i;
+    }
+  }
+  EXPECT_EQ(b.at("preemption_count").back(), "1");
+  StudyStore store(dir_ + "/cut.db", StudyStoreOptions{false});
+  const auto studies = store.studies();
+  ASSERT_EQ(studies.size(), 1u);
+  const auto trials = store.trials(studies[0].id);
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].attempts, 2);
+  EXPECT_EQ(trials[0].status, StoredTrialStatus::complete);
+  EXPECT_EQ(store.evals(trials[0].id, 2).size(), a.at("global_step").size());  // earlier evals re-recorded
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
@@ -30,28 +31,9 @@ struct RunArgs {
   std::string adasum_mode = "gradient", dist_backend = "auto";
   double dist_timeout = 120.0;
   std::string checkpoint_every;  // "500" (steps) or "30s" (seconds)
-  bool resume = false;
+  bool resume = false, keep_best = false;
 };
 
-// "N" steps or "Ts" seconds (also "Tm", "Th"); InputError naming the option otherwise.
-void parse_checkpoint_every(const std::string& text, TrialOptions& options) {
-  if (text.empty()) return;
-  size_t used = 0;
-  double value = 0.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  const double scale = unit == "s" ? 1.0 : unit == "m" ? 60.0 : unit == "h" ? 3600.0 : 0.0;
-  if (used == 0 || !(value > 0) || (!unit.empty() && scale == 0.0) ||
-      (unit.empty() && value != static_cast<double>(static_cast<int64_t>(value)))) {
-    throw InputError("--checkpoint-every: '" + text + "' is neither a number of steps (500) nor a time (30s, 5m, 1h)");
-  }
-  if (unit.empty()) options.checkpoint_every_steps = static_cast<int64_t>(value);
-  else options.checkpoint_every_sec = value * scale;
-}
 
 std::string describe(const std::optional<double>& v, const char* unit) {
   if (!v) return "not reached";
@@ -94,6 +76,8 @@ Action add_run_command(CLI::App& app) {
                  "Write a checkpoint to OUT/checkpoint every N steps or every T seconds (30s, 5m, 1h), off the clock");
   app.add_flag("--resume", a->resume,
                "Continue from OUT/checkpoint when there is one: same metrics as an uninterrupted run");
+  app.add_flag("--keep-best", a->keep_best,
+               "Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric");
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
 
   return [a]() -> int {
@@ -131,8 +115,9 @@ Action add_run_command(CLI::App& app) {
     Progress progress(a->quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
     options.seed = a->seed;
     options.out_dir = a->out;
-    parse_checkpoint_every(a->checkpoint_every, options);
+    std::tie(options.checkpoint_every_steps, options.checkpoint_every_sec) = parse_checkpoint_every(a->checkpoint_every);
     options.resume = a->resume;
+    options.keep_best = a->keep_best;
     options.progress = &progress;
     progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
                  (a->out.empty() ? "" : ", writing to " + a->out));

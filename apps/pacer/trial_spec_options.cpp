@@ -1,5 +1,7 @@
 #include "trial_spec_options.h"
 
+#include "core/error.h"
+
 namespace pacer::cli {
 
 TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
@@ -31,6 +33,25 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
                  "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");
   app.add_flag("--ignore-targets", o->ignore_targets,
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
+}
+
+std::pair<int64_t, double> parse_checkpoint_every(const std::string& text) {
+  if (text.empty()) return {0, 0.0};
+  size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit == "s" ? 1.0 : unit == "m" ? 60.0 : unit == "h" ? 3600.0 : 0.0;
+  if (used == 0 || !(value > 0) || (!unit.empty() && scale == 0.0) ||
+      (unit.empty() && value != static_cast<double>(static_cast<int64_t>(value)))) {
+    throw InputError("--checkpoint-every: '" + text + "' is neither a number of steps (500) nor a time (30s, 5m, 1h)");
+  }
+  if (unit.empty()) return {static_cast<int64_t>(value), 0.0};
+  return {0, value * scale};
 }
 
 }  // namespace pacer::cli

@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "train/trial_spec.h"
 
@@ -26,5 +28,9 @@ struct TrialSpecOptions {
 };
 
 void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOptions>& options);
+
+// --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Returns
+// (steps, seconds), one of them 0. InputError naming the option otherwise.
+std::pair<int64_t, double> parse_checkpoint_every(const std::string& text);
 
 }  // namespace pacer::cli

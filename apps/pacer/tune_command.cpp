@@ -41,6 +41,7 @@ struct TuneArgs {
   bool held_out_seed_given = false;
   double lease = 60.0, heartbeat = 0.0;
   bool quiet = false;
+  std::string checkpoint_every;
 };
 
 // Worker k: a copy of this command as a single worker. It writes to our terminal itself (no
@@ -102,6 +103,9 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
   app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(CLI::PositiveNumber);
   add_trial_spec_options(app, a->trial);
+  app.add_option("--checkpoint-every", a->checkpoint_every,
+                 "Checkpoint each trial in its --out folder every N steps or T seconds (30s, 5m): a trial re-run "
+                 "after its worker died resumes from it");
   app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: LibTorch's)")->check(CLI::NonNegativeNumber);
   app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
       ->check(CLI::PositiveNumber)->capture_default_str();
@@ -131,6 +135,10 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     if (!a->space_file.empty()) space = SearchSpace::from_json_file(a->space_file);
     if (a->heartbeat <= 0.0) a->heartbeat = a->lease / 6.0;
     if (a->heartbeat >= a->lease) throw InputError("--heartbeat must be shorter than --lease");
+    const auto [checkpoint_steps, checkpoint_sec] = parse_checkpoint_every(a->checkpoint_every);
+    if ((checkpoint_steps > 0 || checkpoint_sec > 0) && a->out.empty()) {
+      throw InputError("--checkpoint-every needs --out (the checkpoints live in the trial folders)");
+    }
 
     const std::string algorithm = resolve_algorithm(a->algorithm);  // a name or a plugin library
     std::vector<SweepSpec> sweeps;
@@ -201,6 +209,8 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     options.stop_requested = &stop;
     options.progress = &progress;
     options.label = a->worker_label;
+    options.checkpoint_every_steps = checkpoint_steps;
+    options.checkpoint_every_sec = checkpoint_sec;
 
     WorkerReport report;
     bool workers_failed = false;

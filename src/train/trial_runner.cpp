@@ -71,6 +71,8 @@ class TrialLoop {
   void report_step();
   void restore_checkpoint();
   void maybe_checkpoint();
+  void keep_if_best(const EvalRecord& record);
+  CheckpointState snapshot(double now) const;
   CheckpointState checkpoint_identity() const;
   void diverge(const std::string& message);
   TrialProgress progress() const { return {state_, time_remaining_, training_complete_, interrupted_}; }
@@ -111,6 +113,7 @@ class TrialLoop {
   std::string checkpoint_dir_;
   std::optional<CheckpointState> restored_;
   int64_t preemption_count_ = 0, last_checkpoint_step_ = 0;
+  std::optional<double> best_validation_;  // keep_best: the best validation metric so far
   double last_checkpoint_time_ = 0.0;
 };
 
@@ -133,8 +136,11 @@ void TrialLoop::set_up() {
                      std::to_string(plan_->workers()) + " equal worker shards");
   }
   add_observers();
-  if (options_.checkpoint_every_steps > 0 || options_.checkpoint_every_sec > 0 || options_.resume) {
-    if (options_.out_dir.empty()) throw InputError("checkpoints (--checkpoint-every, --resume) need an output folder (--out)");
+  if (options_.checkpoint_every_steps > 0 || options_.checkpoint_every_sec > 0 || options_.resume ||
+      options_.keep_best) {
+    if (options_.out_dir.empty()) {
+      throw InputError("checkpoints (--checkpoint-every, --resume, --keep-best) need an output folder (--out)");
+    }
     if (sync_->world_size() > 1) throw InputError("checkpoints with several processes are not supported yet");
     if (plan_ && plan_->combine_deltas && plan_->virtual_workers > 1) {
       throw InputError("checkpoints with delta mode over virtual workers are not supported yet");
@@ -192,16 +198,17 @@ void TrialLoop::restore_checkpoint() {
   state_.test_goal_reached = restored_->test_goal_reached;
   state_.evals = restored_->evals;
   preemption_count_ = restored_->preemption_count + 1;
+  const std::string key = "validation/" + spec_.target_metric;
+  for (const auto& e : state_.evals) {
+    const auto it = e.metrics.find(key);
+    if (it != e.metrics.end() && std::isfinite(it->second) &&
+        (!best_validation_ || spec_.reached(it->second, *best_validation_, true))) {
+      best_validation_ = it->second;
+    }
+  }
 }
 
-// Off the submission clock: the caller restarts it after this.
-void TrialLoop::maybe_checkpoint() {
-  if (checkpoint_dir_.empty()) return;
-  const double now = clock_.now();
-  const bool due = (options_.checkpoint_every_steps > 0 &&
-                    state_.step - last_checkpoint_step_ >= options_.checkpoint_every_steps) ||
-                   (options_.checkpoint_every_sec > 0 && now - last_checkpoint_time_ >= options_.checkpoint_every_sec);
-  if (!due) return;
+CheckpointState TrialLoop::snapshot(double now) const {
   CheckpointState s = checkpoint_identity();
   s.step = state_.step;
   s.batches_consumed = stream_->position();
@@ -213,7 +220,29 @@ void TrialLoop::maybe_checkpoint() {
   s.test_goal_reached = state_.test_goal_reached;
   s.preemption_count = preemption_count_;
   s.evals = state_.evals;
-  save_checkpoint(checkpoint_dir_, s, *network_, algorithm_);
+  return s;
+}
+
+// At an eval, rank 0, within logging time: a strictly better validation metric replaces
+// OUT/checkpoint_best.
+void TrialLoop::keep_if_best(const EvalRecord& record) {
+  if (!options_.keep_best || checkpoint_dir_.empty()) return;
+  const auto it = record.metrics.find("validation/" + spec_.target_metric);
+  if (it == record.metrics.end() || !std::isfinite(it->second)) return;
+  if (best_validation_ && !spec_.reached(it->second, *best_validation_, true)) return;
+  best_validation_ = it->second;
+  save_checkpoint(options_.out_dir + "/checkpoint_best", snapshot(clock_.now()), *network_, algorithm_);
+}
+
+// Off the submission clock: the caller restarts it after this.
+void TrialLoop::maybe_checkpoint() {
+  if (checkpoint_dir_.empty()) return;
+  const double now = clock_.now();
+  const bool due = (options_.checkpoint_every_steps > 0 &&
+                    state_.step - last_checkpoint_step_ >= options_.checkpoint_every_steps) ||
+                   (options_.checkpoint_every_sec > 0 && now - last_checkpoint_time_ >= options_.checkpoint_every_sec);
+  if (!due) return;
+  save_checkpoint(checkpoint_dir_, snapshot(now), *network_, algorithm_);
   state_.accumulated_logging_time += clock_.now() - now;
   last_checkpoint_step_ = state_.step;
   last_checkpoint_time_ = clock_.now();
@@ -323,6 +352,7 @@ EvalDecision TrialLoop::evaluate() {
   const double logging_start = clock_.now();
   state_.evals.push_back(record);
   notify([&](TrialObserver& o) { o.on_eval({state_.evals.back(), loss_, state_.time_budget}); });
+  keep_if_best(state_.evals.back());
   state_.accumulated_logging_time += clock_.now() - logging_start;
   state_.last_eval_time = clock_.now();
 

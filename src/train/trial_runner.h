@@ -59,6 +59,9 @@ struct TrialOptions {
   // Continue from OUT/checkpoint when there is one (else start afresh): the metrics continue as if
   // the run had never stopped; preemption_count counts the resumes.
   bool resume = false;
+  // Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric
+  // so far (the playbook's retrospective checkpoint selection).
+  bool keep_best = false;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

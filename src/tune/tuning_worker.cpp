@@ -17,6 +17,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "train/checkpoint.h"
 #include "train/trial_runner.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
@@ -133,8 +134,15 @@ class StoreRecorder : public TrialObserver {
       : store_(store), trial_(trial), owner_(owner), timed_(std::move(timed)), evals_recorded_(evals_recorded),
         on_lease_lost_(std::move(on_lease_lost)) {}
 
-  void on_eval(const EvalReport& report) override {
-    const EvalRecord& record = report.record;
+  // Resumed from a checkpoint: the evals before it belong to this attempt too.
+  void on_start(const TrialStart& start) override {
+    for (const auto& record : start.earlier_evals) record_eval(record);
+  }
+
+  void on_eval(const EvalReport& report) override { record_eval(report.record); }
+
+ private:
+  void record_eval(const EvalRecord& record) {
     StoredEval e;
     e.eval_index = eval_index_++;
     e.global_step = record.step;
@@ -151,7 +159,6 @@ class StoreRecorder : public TrialObserver {
     }
   }
 
- private:
   StudyStore& store_;
   const TrialRecord& trial_;
   const std::string& owner_;
@@ -220,8 +227,16 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     trial_options.seed = trial.seed;
     if (!options.out_dir.empty()) {
       trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
-      // A re-run starts from a clean folder: no rows of the attempt that was killed.
-      if (trial.attempts > 1) std::filesystem::remove_all(trial_options.out_dir);
+      trial_options.checkpoint_every_steps = options.checkpoint_every_steps;
+      trial_options.checkpoint_every_sec = options.checkpoint_every_sec;
+      const bool checkpointed = options.checkpoint_every_steps > 0 || options.checkpoint_every_sec > 0;
+      // A re-run continues from the killed attempt's checkpoint when there is one; otherwise it
+      // starts from a clean folder: no rows of the attempt that was killed.
+      if (trial.attempts > 1 && checkpointed && checkpoint_exists(trial_options.out_dir + "/checkpoint")) {
+        trial_options.resume = true;
+      } else if (trial.attempts > 1) {
+        std::filesystem::remove_all(trial_options.out_dir);
+      }
     }
     std::atomic<bool> trial_stop{false}, lease_lost{false};
     trial_options.stop_requested = &trial_stop;

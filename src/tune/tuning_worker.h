@@ -28,6 +28,10 @@ struct WorkerOptions {
   const std::atomic<bool>* stop_requested = nullptr;
   Progress* progress = nullptr; // per-trial lines (and the trial's own progress on a terminal)
   std::string label;            // prefix of log lines, e.g. "worker 2"
+  // Checkpoints in each trial's folder (needs out_dir): a trial re-run after its worker died
+  // resumes from its checkpoint instead of starting over.
+  int64_t checkpoint_every_steps = 0;
+  double checkpoint_every_sec = 0.0;
 };
 
 struct WorkerReport {
