@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "store/study_store.h"
+#include "support/child_process.h"
 #include "support/cli_runner.h"
 
 namespace pacer {
@@ -22,21 +23,9 @@ namespace {
 
 class CheckpointTest : public testing::CliFixture {};
 
-pid_t start(const std::string& command, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string full = "exec " + command + " >'" + log + "' 2>&1";
-    execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
+pid_t start(const std::string& command, const std::string& log) { return testing::start_child(command, {}, log); }
 
-int wait_exit(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using testing::wait_exit;
 
 // The CSV as columns of text cells.
 std::map<std::string, std::vector<std::string>> read_csv(const std::string& path) {

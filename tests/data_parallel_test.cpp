@@ -21,6 +21,7 @@
 #include "dist/adasum.h"
 #include "dist/c10d_communicator.h"
 #include "dist/gradient_combiner.h"
+#include "support/child_process.h"
 #include "support/cli_runner.h"
 
 namespace pacer {
@@ -40,22 +41,10 @@ int free_port() {
 
 // Starts `command` through the shell with extra environment variables; output to `log`.
 pid_t start(const std::string& command, const std::vector<std::string>& env, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    const std::string full = "exec " + command + " >'" + log + "' 2>&1";
-    execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
+  return testing::start_child(command, env, log);
 }
 
-int wait_exit(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using testing::wait_exit;
 
 std::vector<std::string> rank_env(int rank, int world, int port) {
   return {"RANK=" + std::to_string(rank), "WORLD_SIZE=" + std::to_string(world), "LOCAL_RANK=" + std::to_string(rank),
