@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "store/study_store.h"
+#include "support/child_process.h"
 #include "support/cli_runner.h"
 
 namespace pacer {
@@ -37,21 +38,10 @@ class TuneCliTest : public testing::CliFixture {
 
   // Starts pacer in the background (its own process group); output to files.
   pid_t start(const std::string& args, const std::string& name) const {
-    const std::string command = "exec '" + std::string(PACER_BINARY) + "' " + args + " >'" + dir_ + "/" + name +
-                                ".out' 2>'" + dir_ + "/" + name + ".err'";
-    const pid_t pid = fork();
-    if (pid == 0) {
-      setpgid(0, 0);
-      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    return pid;
+    return testing::start_child("'" + std::string(PACER_BINARY) + "' " + args, {}, dir_ + "/" + name + ".out",
+                                dir_ + "/" + name + ".err");
   }
-  static int wait_exit(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
+  static int wait_exit(pid_t pid) { return testing::wait_exit(pid); }
 
   struct Snapshot {
     std::map<int64_t, TrialRecord> trials;                // by trial id

@@ -14,8 +14,7 @@ std::shared_ptr<DataParallelPlan> make_data_parallel_plan(const DataParallelSpec
                                                           std::shared_ptr<Communicator> communicator) {
   const bool processes = communicator && communicator->size() > 1;
   if (!processes && !spec.requested()) return nullptr;
-  if (spec.virtual_workers < 1) throw InputError("virtual workers must be at least 1");
-  if (spec.combine_deltas && spec.combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
+  spec.validate();
   if (processes && spec.virtual_workers > 1) {
     throw InputError("--virtual-workers runs inside one process; with " + std::to_string(communicator->size()) +
                      " processes, use one or the other");

@@ -10,6 +10,8 @@
 //   dp.virtual_workers = 4;
 #include <string>
 
+#include "core/error.h"
+
 namespace pacer {
 
 struct DataParallelSpec {
@@ -19,6 +21,12 @@ struct DataParallelSpec {
 
   // True when anything beyond one plain worker was asked for.
   bool requested() const { return !combine.empty() || virtual_workers > 1; }
+
+  // InputError for what no run can do (the combiner's name is checked when it is made).
+  void validate() const {
+    if (virtual_workers < 1) throw InputError("virtual workers must be at least 1");
+    if (combine_deltas && combine != "adasum") throw InputError("--adasum-mode delta needs --combine adasum");
+  }
 };
 
 }  // namespace pacer

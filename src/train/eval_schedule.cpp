@@ -14,13 +14,7 @@ EveryNStepsCadence::EveryNStepsCadence(int64_t every) : every_(every) {
 
 bool EveryNStepsCadence::due(int64_t step, double, double) const { return step % every_ == 0; }
 
-AtStepsCadence::AtStepsCadence(std::vector<int64_t> steps) : steps_(std::move(steps)) {
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    if (steps_[i] < 1 || (i > 0 && steps_[i] <= steps_[i - 1])) {
-      throw InputError("eval steps must be positive and strictly increasing (at position " + std::to_string(i) + ")");
-    }
-  }
-}
+AtStepsCadence::AtStepsCadence(std::vector<int64_t> steps) : steps_(std::move(steps)) { validate_eval_steps(steps_); }
 
 bool AtStepsCadence::due(int64_t step, double, double) const {
   return std::binary_search(steps_.begin(), steps_.end(), step);

@@ -6,23 +6,24 @@
 
 namespace pacer {
 
-void TrialSpec::validate() const {
+void validate_eval_steps(const std::vector<int64_t>& steps) {
   // The loop looks the steps up by binary search.
-  for (size_t i = 0; i < eval_at_steps.size(); ++i) {
-    if (eval_at_steps[i] < 1 || (i > 0 && eval_at_steps[i] <= eval_at_steps[i - 1])) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] < 1 || (i > 0 && steps[i] <= steps[i - 1])) {
       throw InputError("eval steps must be positive and strictly increasing (at position " + std::to_string(i) + ")");
     }
   }
+}
+
+void TrialSpec::validate() const {
+  validate_eval_steps(eval_at_steps);
   if (eval_every_steps < 0) throw InputError("eval every: must not be negative");
   if (max_steps < 0) throw InputError("max steps: must not be negative");
   if (batch_size && *batch_size <= 0) throw InputError("batch size must be positive");
   if (time_budget && !(*time_budget > 0)) throw InputError("time budget must be positive");
   if (!(budget_multiplier > 0)) throw InputError("budget multiplier must be positive");
   if (noise_scale_shards < 0) throw InputError("noise scale shards: must not be negative");
-  if (data_parallel.virtual_workers < 1) throw InputError("virtual workers must be at least 1");
-  if (data_parallel.combine_deltas && data_parallel.combine != "adasum") {
-    throw InputError("--adasum-mode delta needs --combine adasum");
-  }
+  data_parallel.validate();
 }
 
 std::string TrialSpec::describe_eval_cadence(const WorkloadSpec& workload) const {

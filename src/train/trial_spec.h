@@ -30,6 +30,9 @@ struct TrainingGoal {
   bool reached_by(double v) const { return higher_is_better ? v > value : v < value; }
 };
 
+// InputError unless the steps are positive and strictly increasing (eval_at_steps).
+void validate_eval_steps(const std::vector<int64_t>& steps);
+
 struct TrialSpec {
   std::string device = "auto";
   std::string data_dir;               // empty: $PACER_DATA_DIR or the default

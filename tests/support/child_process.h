@@ -1,6 +1,6 @@
 #pragma once
-// Test support: start a shell command as a child in its own process group (output to a log
-// file, extra environment variables), and wait for it with a shell's exit code (128 + N for a
+// Test support: start a shell command as a child in its own process group (stdout to a log file,
+// stderr with it or to a file of its own, extra environment variables), and wait for it with a shell's exit code (128 + N for a
 // child killed by signal N). For tests that kill, interrupt or outlive what they start.
 //
 //   const pid_t pid = pacer::testing::start_child("exec sleep 60", {}, dir + "/log");
@@ -15,12 +15,14 @@
 
 namespace pacer::testing {
 
-inline pid_t start_child(const std::string& command, const std::vector<std::string>& env, const std::string& log) {
+inline pid_t start_child(const std::string& command, const std::vector<std::string>& env, const std::string& log,
+                         const std::string& err_log = "") {
   const pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
     for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    const std::string full = "exec " + command + " >'" + log + "' 2>&1";
+    const std::string full =
+        "exec " + command + " >'" + log + "' " + (err_log.empty() ? std::string("2>&1") : "2>'" + err_log + "'");
     execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
