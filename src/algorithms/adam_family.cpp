@@ -62,11 +62,7 @@ void AdamFamilyAlgorithm::apply_update(at::Tensor& params, const at::Tensor& gra
 NamedTensors AdamFamilyAlgorithm::state() const {
   NamedTensors out;
   out.emplace_back("params", flat_.values().clone());
-  out.emplace_back("step", at::scalar_tensor(static_cast<int64_t>(state_.step), at::kLong));
-  if (state_.exp_avg.defined()) {
-    out.emplace_back("exp_avg", state_.exp_avg.clone());
-    out.emplace_back("exp_avg_sq", state_.exp_avg_sq.clone());
-  }
+  append_adam_state(out, state_);
   return out;
 }
 
@@ -75,13 +71,7 @@ void AdamFamilyAlgorithm::load_state(const NamedTensors& state) {
     if (key == "params") {
       at::NoGradGuard no_grad;
       flat_.values().copy_(tensor);
-    } else if (key == "step") {
-      state_.step = tensor.item<int64_t>();
-    } else if (key == "exp_avg") {
-      state_.exp_avg = tensor.clone();
-    } else if (key == "exp_avg_sq") {
-      state_.exp_avg_sq = tensor.clone();
-    } else {
+    } else if (!read_adam_state(key, tensor, state_)) {
       throw InputError(name() + ": unknown optimizer state entry '" + key + "'");
     }
   }

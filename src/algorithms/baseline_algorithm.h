@@ -24,6 +24,8 @@ class BaselineAlgorithm : public TrainingAlgorithm {
   virtual LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const = 0;
   virtual void configure(const Hyperparameters& hp) = 0;
   virtual void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) = 0;
+  // The learning rate of the update with 0-based index `step`: the schedule's by default.
+  virtual double learning_rate_at(int64_t step) const { return schedule_.at(step); }
 
   // The hyperparameters every baseline shares.
   static std::vector<HyperparameterSpec> common_specs();

@@ -3,8 +3,15 @@
 #include <mutex>
 #include <utility>
 
+#include "algorithms/adafactor.h"
 #include "algorithms/adam_family.h"
+#include "algorithms/ademamix.h"
+#include "algorithms/lamb.h"
+#include "algorithms/lion.h"
 #include "algorithms/momentum_family.h"
+#include "algorithms/muon.h"
+#include "algorithms/sam.h"
+#include "algorithms/schedule_free_adamw.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -22,6 +29,14 @@ struct Registry {
     add(*this, "adam", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adam); });
     add(*this, "adamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adamw); });
     add(*this, "nadamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::nadamw); });
+    // The state-of-the-art baselines (docs/algorithms.md).
+    for (auto recipe : {lamb_recipe, lion_recipe, adafactor_recipe, ademamix_recipe, muon_recipe,
+                        schedule_free_adamw_recipe}) {
+      TensorwiseRecipe r = recipe();
+      const std::string name = r.name;
+      add(*this, name, [r] { return std::make_unique<TensorwiseAlgorithm>(r); });
+    }
+    add(*this, "sam", [] { return std::make_unique<SamAlgorithm>(); });
   }
   std::mutex mutex;
   std::vector<std::pair<std::string, AlgorithmFactory>> entries;  // registration order

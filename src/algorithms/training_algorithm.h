@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/named_tensors.h"
 #include "algorithms/runner_state.h"
 #include "core/hyperparameters.h"
 #include "data/batch.h"
@@ -26,8 +27,6 @@
 #include "workloads/workload.h"
 
 namespace pacer {
-
-using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
 struct UpdateResult {
   at::Tensor loss;                 // mean training loss of the batch (scalar, detached)

@@ -73,4 +73,25 @@ double clip_grad_norm(at::Tensor& grads, double max_norm) {
   return norm;
 }
 
+void append_adam_state(NamedTensors& out, const AdamState& state) {
+  out.emplace_back("step", at::scalar_tensor(static_cast<int64_t>(state.step), at::kLong));
+  if (state.exp_avg.defined()) {
+    out.emplace_back("exp_avg", state.exp_avg.clone());
+    out.emplace_back("exp_avg_sq", state.exp_avg_sq.clone());
+  }
+}
+
+bool read_adam_state(const std::string& key, const at::Tensor& value, AdamState& state) {
+  if (key == "step") {
+    state.step = value.item<int64_t>();
+  } else if (key == "exp_avg") {
+    state.exp_avg = value.clone();
+  } else if (key == "exp_avg_sq") {
+    state.exp_avg_sq = value.clone();
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace pacer

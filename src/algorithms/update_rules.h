@@ -10,6 +10,10 @@
 //   pacer::adam_step(params, grads, adam, {.lr = 1e-3, .variant = pacer::AdamVariant::nadamw});
 #include <ATen/core/Tensor.h>
 
+#include <string>
+
+#include "algorithms/named_tensors.h"
+
 namespace pacer {
 
 struct SgdOptions {
@@ -50,6 +54,11 @@ struct AdamState {
 };
 
 void adam_step(at::Tensor& params, const at::Tensor& grads, AdamState& state, const AdamOptions& options);
+
+// The Adam state as named tensors ("step", "exp_avg", "exp_avg_sq"), and back: read_adam_state
+// takes one entry and returns false when the key is not one of those.
+void append_adam_state(NamedTensors& out, const AdamState& state);
+bool read_adam_state(const std::string& key, const at::Tensor& value, AdamState& state);
 
 // Scales grads in place so their global L2 norm is at most max_norm; returns the norm before.
 double clip_grad_norm(at::Tensor& grads, double max_norm);

@@ -1,0 +1,58 @@
+#include "algorithms/lion.h"
+
+#include <ATen/ATen.h>
+
+#include "core/error.h"
+
+namespace pacer {
+
+LionRule::LionRule(LionOptions options, const std::vector<TensorInfo>& tensors)
+    : options_(options), exp_avg_(tensors.size()) {}
+
+void LionRule::step(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads, double lr) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const at::Tensor& p = params[i];
+    const at::Tensor& g = grads[i];
+    if (!exp_avg_[i].defined()) exp_avg_[i] = at::zeros_like(p);
+    at::Tensor& m = exp_avg_[i];
+    if (options_.weight_decay != 0.0) p.mul_(1.0 - lr * options_.weight_decay);
+    // The sign of beta1*m + (1-beta1)*g, taken before the momentum itself moves (with beta2).
+    p.add_(at::sign(m * options_.beta1 + g * (1.0 - options_.beta1)), -lr);
+    m.mul_(options_.beta2).add_(g, 1.0 - options_.beta2);
+  }
+}
+
+NamedTensors LionRule::state() const {
+  NamedTensors out;
+  append_tensor_list(out, "exp_avg", exp_avg_);
+  return out;
+}
+
+void LionRule::load_state(const NamedTensors& state) {
+  for (const auto& [key, value] : state) {
+    if (!read_tensor_list(key, value, "exp_avg", exp_avg_)) throw InputError("unknown optimizer state entry '" + key + "'");
+  }
+}
+
+TensorwiseRecipe lion_recipe() {
+  TensorwiseRecipe r;
+  r.name = "lion";
+  r.description = "Lion: sign of interpolated momentum, decoupled decay (google/automl), warmup + cosine decay";
+  r.hyperparameters = {
+      {"learning_rate", 3e-4, 0.0, 10.0, "peak learning rate (Lion's step per coordinate)"},
+      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (interpolation for the sign)"},
+      {"beta2", 0.99, 0.0, 1.0, "momentum decay"},
+      {"weight_decay", 0.1, 0.0, 100.0, "decoupled weight decay"},
+      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+  };
+  r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
+    LionOptions o;
+    o.beta1 = 1.0 - hp.get("one_minus_beta1");
+    o.beta2 = hp.get("beta2");
+    o.weight_decay = hp.get("weight_decay");
+    return std::make_unique<LionRule>(o, tensors);
+  };
+  return r;
+}
+
+}  // namespace pacer

@@ -1,0 +1,149 @@
+#include "algorithms/tensorwise_algorithm.h"
+
+#include <ATen/ATen.h>
+#include <torch/nn/modules/batchnorm.h>
+
+#include <utility>
+
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+// Training batches kept for recomputing batch-norm statistics at the evaluation point.
+constexpr size_t kBatchNormRecomputeBatches = 8;
+
+// Every batch-norm layer's running statistics recomputed as plain averages over `inputs`, at the
+// network's current parameters; momenta and the training mode are restored afterwards.
+void recompute_batch_norm(Network& network, const std::vector<at::Tensor>& inputs) {
+  std::vector<std::pair<torch::nn::BatchNorm2dImpl*, c10::optional<double>>> layers;
+  for (const auto& module : network.modules(/*include_self=*/false)) {
+    if (auto* bn = dynamic_cast<torch::nn::BatchNorm2dImpl*>(module.get())) {
+      layers.emplace_back(bn, bn->options.momentum());
+    }
+  }
+  if (layers.empty() || inputs.empty()) return;
+  const bool was_training = network.is_training();
+  for (auto& [bn, momentum] : layers) {
+    bn->reset_running_stats();
+    bn->options.momentum(c10::nullopt);  // cumulative average over the batches below
+  }
+  network.train();
+  {
+    at::NoGradGuard no_grad;
+    for (const auto& x : inputs) network.forward(x, 0.0);
+  }
+  for (auto& [bn, momentum] : layers) bn->options.momentum(momentum);
+  network.train(was_training);
+}
+
+}  // namespace
+
+std::vector<TensorInfo> describe_tensors(const std::vector<at::Tensor>& params, const std::vector<ParamType>& types) {
+  if (params.size() != types.size()) {
+    throw Error("describe_tensors: " + std::to_string(params.size()) + " tensors but " +
+                std::to_string(types.size()) + " types");
+  }
+  std::vector<TensorInfo> infos;
+  int64_t head = -1;
+  for (size_t i = 0; i < params.size(); ++i) {
+    infos.push_back({params[i].sizes().vec(), types[i], false});
+    if (types[i] == ParamType::weight && params[i].dim() == 2) head = static_cast<int64_t>(i);
+  }
+  if (head >= 0) infos[static_cast<size_t>(head)].is_output_head = true;
+  return infos;
+}
+
+TensorwiseAlgorithm::TensorwiseAlgorithm(TensorwiseRecipe recipe) : recipe_(std::move(recipe)) {
+  if (!recipe_.make_rule) throw Error("algorithm '" + recipe_.name + "' has no update rule");
+}
+
+std::vector<HyperparameterSpec> TensorwiseAlgorithm::hyperparameter_specs() const {
+  std::vector<HyperparameterSpec> specs = recipe_.hyperparameters;
+  auto common = common_specs();
+  for (auto& spec : common) {
+    for (const auto& [name, value] : recipe_.common_defaults) {
+      if (spec.name == name) spec.default_value = value;
+    }
+  }
+  specs.insert(specs.end(), common.begin(), common.end());
+  return specs;
+}
+
+void TensorwiseAlgorithm::init_optimizer_state(const Workload& workload, Network& network,
+                                               const Hyperparameters* hparams, uint64_t seed) {
+  step_hint_ = workload.spec().step_hint;
+  BaselineAlgorithm::init_optimizer_state(workload, network, hparams, seed);
+}
+
+LearningRateSchedule TensorwiseAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {
+  const int64_t warmup = static_cast<int64_t>(hp.get("warmup_factor") * static_cast<double>(w.step_hint));
+  if (recipe_.cosine_decay) return LearningRateSchedule::warmup_cosine(hp.get("learning_rate"), warmup, w.step_hint);
+  return LearningRateSchedule::warmup_linear_decay(hp.get("learning_rate"), warmup, 0, 1.0);
+}
+
+double TensorwiseAlgorithm::learning_rate_at(int64_t step) const {
+  return schedule_.at(recipe_.warmup_from_first_step ? step + 1 : step);
+}
+
+void TensorwiseAlgorithm::configure(const Hyperparameters& hp) {
+  params_ = flat_.parameters();
+  grads_.clear();
+  std::vector<ParamType> types;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    grads_.push_back(params_[i].grad());
+    types.push_back(flat_.slices()[i].type);
+  }
+  rule_ = recipe_.make_rule(hp, describe_tensors(params_, types), step_hint_);
+  recent_inputs_.clear();
+}
+
+UpdateResult TensorwiseAlgorithm::update(const Workload& workload, Network& network, const Batch& batch,
+                                         const StepContext& context) {
+  if (recipe_.recompute_batch_norm_for_eval) {
+    if (recent_inputs_.size() == kBatchNormRecomputeBatches) recent_inputs_.erase(recent_inputs_.begin());
+    recent_inputs_.push_back(batch.inputs);
+  }
+  {
+    at::NoGradGuard no_grad;
+    rule_->to_train_point(params_);  // the gradient is taken at the training point
+  }
+  return BaselineAlgorithm::update(workload, network, batch, context);
+}
+
+void TensorwiseAlgorithm::apply_update(at::Tensor& /*params*/, const at::Tensor& /*grads*/, double lr) {
+  rule_->step(params_, grads_, lr);
+}
+
+void TensorwiseAlgorithm::prepare_for_eval(const Workload& /*workload*/, Network& network,
+                                           const StepContext& /*context*/) {
+  at::NoGradGuard no_grad;
+  rule_->to_eval_point(params_);
+  if (recipe_.recompute_batch_norm_for_eval) recompute_batch_norm(network, recent_inputs_);
+}
+
+NamedTensors TensorwiseAlgorithm::state() const {
+  NamedTensors out;
+  out.emplace_back("params", flat_.values().clone());
+  for (auto& entry : rule_->state()) out.push_back(std::move(entry));
+  return out;
+}
+
+void TensorwiseAlgorithm::load_state(const NamedTensors& state) {
+  NamedTensors rule_state;
+  for (const auto& [key, tensor] : state) {
+    if (key == "params") {
+      at::NoGradGuard no_grad;
+      flat_.values().copy_(tensor);
+    } else {
+      rule_state.emplace_back(key, tensor);
+    }
+  }
+  try {
+    rule_->load_state(rule_state);
+  } catch (const InputError& e) {
+    throw InputError(name() + ": " + e.what());
+  }
+}
+
+}  // namespace pacer

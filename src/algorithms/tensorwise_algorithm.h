@@ -1,0 +1,66 @@
+#pragma once
+// A baseline whose update rule works per parameter tensor (algorithms/tensor_rule.h): the
+// framework's gradient, optional clipping and a learning-rate schedule from BaselineAlgorithm, the
+// rule over the network's parameter tensors (views into the flat buffers, so data parallelism and
+// checkpoints work unchanged). Each state-of-the-art baseline is a recipe for it:
+//
+//   pacer::register_algorithm("lion", [] { return std::make_unique<pacer::TensorwiseAlgorithm>(pacer::lion_recipe()); });
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/baseline_algorithm.h"
+#include "algorithms/tensor_rule.h"
+
+namespace pacer {
+
+struct TensorwiseRecipe {
+  std::string name;
+  std::string description;
+  std::vector<HyperparameterSpec> hyperparameters;  // the rule's own; the common ones are appended
+  std::vector<std::pair<std::string, double>> common_defaults;  // overrides of the common ones' defaults
+  // Learning-rate schedule: linear warmup over warmup_factor x step hint, then cosine decay to 0
+  // at the step hint, or (decay false) constant after the warmup.
+  bool cosine_decay = true;
+  // Warm up with (k+1)/warmup instead of k/warmup, so the first step has a non-zero rate
+  // (schedule-free's own warmup).
+  bool warmup_from_first_step = false;
+  // Recompute batch-norm statistics at the evaluation point (schedule-free evaluates at x, not at
+  // the y the training steps ran at).
+  bool recompute_batch_norm_for_eval = false;
+  // The rule for resolved hyperparameters, the network's tensors and the workload's step hint.
+  std::function<std::unique_ptr<TensorRule>(const Hyperparameters&, const std::vector<TensorInfo>&, int64_t step_hint)>
+      make_rule;
+};
+
+class TensorwiseAlgorithm : public BaselineAlgorithm {
+ public:
+  explicit TensorwiseAlgorithm(TensorwiseRecipe recipe);
+
+  std::string name() const override { return recipe_.name; }
+  std::string description() const override { return recipe_.description; }
+  std::vector<HyperparameterSpec> hyperparameter_specs() const override;
+  void init_optimizer_state(const Workload& workload, Network& network, const Hyperparameters* hparams,
+                            uint64_t seed) override;
+  UpdateResult update(const Workload& workload, Network& network, const Batch& batch,
+                      const StepContext& context) override;
+  void prepare_for_eval(const Workload& workload, Network& network, const StepContext& context) override;
+  NamedTensors state() const override;
+  void load_state(const NamedTensors& state) override;
+
+ protected:
+  LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const override;
+  void configure(const Hyperparameters& hp) override;
+  void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) override;
+  double learning_rate_at(int64_t step) const override;
+
+ private:
+  TensorwiseRecipe recipe_;
+  std::unique_ptr<TensorRule> rule_;
+  std::vector<at::Tensor> params_, grads_;  // per-tensor views into the flat buffers
+  std::vector<at::Tensor> recent_inputs_;   // for the batch-norm recomputation
+  int64_t step_hint_ = 0;
+};
+
+}  // namespace pacer
