@@ -12,6 +12,8 @@
 #include "algorithms/muon.h"
 #include "algorithms/sam.h"
 #include "algorithms/schedule_free_adamw.h"
+#include "algorithms/shampoo.h"
+#include "algorithms/soap.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -31,7 +33,7 @@ struct Registry {
     add(*this, "nadamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::nadamw); });
     // The state-of-the-art baselines (docs/algorithms.md).
     for (auto recipe : {lamb_recipe, lion_recipe, adafactor_recipe, ademamix_recipe, muon_recipe,
-                        schedule_free_adamw_recipe}) {
+                        schedule_free_adamw_recipe, shampoo_recipe, soap_recipe}) {
       TensorwiseRecipe r = recipe();
       const std::string name = r.name;
       add(*this, name, [r] { return std::make_unique<TensorwiseAlgorithm>(r); });
