@@ -3,6 +3,8 @@
 // spaces in spaces/ (each must fit the algorithm of the same name).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 
 #include "algorithms/registry.h"
@@ -116,9 +118,11 @@ TEST(SearchSpaceTest, EveryShippedSpaceFitsItsAlgorithm) {
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(PACER_SOURCE_DIR) + "/spaces")) {
     if (entry.path().extension() != ".json") continue;
-    // nadamw.json, or <algorithm>_<purpose>.json such as sgd_scaling.json
+    // nadamw.json, schedule_free_adamw.json, or <algorithm>_<purpose>.json such as sgd_scaling.json
     const std::string stem = entry.path().stem().string();
-    const std::string algorithm = stem.substr(0, stem.find('_'));
+    const auto names = algorithm_names();
+    const std::string algorithm =
+        std::find(names.begin(), names.end(), stem) != names.end() ? stem : stem.substr(0, stem.rfind('_'));
     const auto space = SearchSpace::from_json_file(entry.path().string());
     EXPECT_NO_THROW(validate_search_space(space, create_algorithm(algorithm)->hyperparameter_specs(), algorithm,
                                           entry.path().string()))

@@ -4,8 +4,10 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/heap_allocator.h"
 
 int main(int argc, char** argv) {
+  pacer::configure_heap_for_training();
   CLI::App app{"pacer: measure, compare and tune neural-network training algorithms by time-to-result"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "pacer 0.1.0");

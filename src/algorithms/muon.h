@@ -18,7 +18,9 @@ struct MuonOptions {
   bool nesterov = true;
   int64_t ns_steps = 5;
   double weight_decay = 0.0;    // decoupled, both groups: p *= 1 - lr * weight_decay (each its lr)
-  double adam_lr_ratio = 0.015; // the AdamW group's learning rate relative to Muon's (3e-4 / 0.02)
+  double adam_lr_ratio = 0.015; // the AdamW group's learning rate relative to Muon's (the reference's
+                                // 3e-4 / 0.02; Pacer's default adam_learning_rate is 0.003, tuned
+                                // for its short runs)
   double adam_beta1 = 0.9;
   double adam_beta2 = 0.95;
   double adam_eps = 1e-10;
