@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/symmetric_eigh.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -32,7 +33,7 @@ at::Tensor precondition(at::Tensor x, const std::vector<at::Tensor>& mats) {
 // minimum is eps when it falls below (the reference's perturbation before computation).
 at::Tensor inverse_root(const at::Tensor& factor, double bias_correction, double root, double eps) {
   at::Tensor a = factor / bias_correction + eps * at::eye(factor.size(0), factor.options());
-  auto [eigenvalues, eigenvectors] = at::linalg_eigh(a);
+  auto [eigenvalues, eigenvectors] = symmetric_eigh(a);
   const double min_eigenvalue = eigenvalues.min().item<double>();
   if (min_eigenvalue < eps) eigenvalues = (eigenvalues - min_eigenvalue) + eps;
   return at::matmul(eigenvectors * eigenvalues.pow(-1.0 / root).unsqueeze(0), eigenvectors.t());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "algorithms/symmetric_eigh.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -59,7 +60,7 @@ void SoapRule::step(const std::vector<at::Tensor>& params, const std::vector<at:
       for (size_t j = 0; j < s.factors.size(); ++j) {
         const at::Tensor& f = s.factors[j];
         if (!f.defined()) continue;
-        auto eig = at::linalg_eigh(f + 1e-30 * at::eye(f.size(0), f.options()));
+        auto eig = symmetric_eigh(f + 1e-30 * at::eye(f.size(0), f.options()));
         s.bases[j] = std::get<1>(eig).flip({1});
       }
       s.has_basis = true;
