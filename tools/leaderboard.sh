@@ -29,13 +29,20 @@ if [[ $WORKLOADS == --suite* ]]; then read -r -a workload_args <<<"$WORKLOADS"; 
 fi
 mkdir -p "$OUT"
 common=(--studies "$STUDIES" --workers "$WORKERS" --threads "$THREADS")
+# Ruleset-major, so that an interrupted sequence leaves whole leaderboards behind.
 for a in $ALGORITHMS; do
-  echo "== $a: external (seed 0), external (seed 1), self-tuning" >&2
+  echo "== external (seed 0): $a" >&2
   "$PACER" tune "${workload_args[@]}" -a "$a" --space "spaces/$a.json" --trials "$TRIALS" "${common[@]}" \
     --store "$OUT/external.db" -q
+done
+for a in $ALGORITHMS; do
+  echo "== self-tuning: $a" >&2
+  "$PACER" tune "${workload_args[@]}" -a "$a" --ruleset self "${common[@]}" --store "$OUT/self.db" -q
+done
+for a in $ALGORITHMS; do
+  echo "== external (seed 1): $a" >&2
   "$PACER" tune "${workload_args[@]}" -a "$a" --space "spaces/$a.json" --trials "$TRIALS" "${common[@]}" \
     --seed 1 --sampler-seed 1 --store "$OUT/external_seed1.db" -q
-  "$PACER" tune "${workload_args[@]}" -a "$a" --ruleset self "${common[@]}" --store "$OUT/self.db" -q
 done
 "$PACER" score "$OUT/external.db" --out "$OUT/score_external"
 "$PACER" score "$OUT/external.db" --time steps --out "$OUT/score_external_steps"
