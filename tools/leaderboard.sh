@@ -29,11 +29,14 @@ if [[ $WORKLOADS == --suite* ]]; then read -r -a workload_args <<<"$WORKLOADS"; 
 fi
 mkdir -p "$OUT"
 common=(--studies "$STUDIES" --workers "$WORKERS" --threads "$THREADS")
+# A space given as a list of points (spaces/shampoo.json: the AlgoPerf submission's) is sampled
+# with --sampler list, a dict space with the reference quasi-random search.
+sampler_for() { if /usr/bin/env python3 -c 'import json,sys; sys.exit(0 if isinstance(json.load(open(sys.argv[1])), list) else 1)' "$1"; then echo list; else echo halton; fi; }
 # Ruleset-major, so that an interrupted sequence leaves whole leaderboards behind.
 for a in $ALGORITHMS; do
   echo "== external (seed 0): $a" >&2
-  "$PACER" tune "${workload_args[@]}" -a "$a" --space "spaces/$a.json" --trials "$TRIALS" "${common[@]}" \
-    --store "$OUT/external.db" -q
+  "$PACER" tune "${workload_args[@]}" -a "$a" --space "spaces/$a.json" --sampler "$(sampler_for "spaces/$a.json")" \
+    --trials "$TRIALS" "${common[@]}" --store "$OUT/external.db" -q
 done
 for a in $ALGORITHMS; do
   echo "== self-tuning: $a" >&2
@@ -41,8 +44,8 @@ for a in $ALGORITHMS; do
 done
 for a in $ALGORITHMS; do
   echo "== external (seed 1): $a" >&2
-  "$PACER" tune "${workload_args[@]}" -a "$a" --space "spaces/$a.json" --trials "$TRIALS" "${common[@]}" \
-    --seed 1 --sampler-seed 1 --store "$OUT/external_seed1.db" -q
+  "$PACER" tune "${workload_args[@]}" -a "$a" --space "spaces/$a.json" --sampler "$(sampler_for "spaces/$a.json")" \
+    --trials "$TRIALS" "${common[@]}" --seed 1 --sampler-seed 1 --store "$OUT/external_seed1.db" -q
 done
 "$PACER" score "$OUT/external.db" --out "$OUT/score_external"
 "$PACER" score "$OUT/external.db" --time steps --out "$OUT/score_external_steps"
