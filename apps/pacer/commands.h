@@ -17,5 +17,7 @@ Action add_study_command(CLI::App& app);
 Action add_scale_command(CLI::App& app);
 Action add_launch_command(CLI::App& app);
 Action add_targets_command(CLI::App& app);
+Action add_probe_command(CLI::App& app);
+Action add_analyze_command(CLI::App& app);
 
 }  // namespace pacer::cli

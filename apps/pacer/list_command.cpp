@@ -42,6 +42,7 @@ Action add_list_command(CLI::App& app) {
         for (const auto& v : workload_variants(s.name)) variants += (variants.empty() ? "" : ", ") + v;
         std::printf("    %-26s %s%s\n", s.name.c_str(), s.description.c_str(),
                     variants.empty() ? "" : ("; variants: " + variants).c_str());
+        for (const auto& o : s.options) std::printf("      --workload-option %s\n", o.describe().c_str());
       }
       std::printf("  suites (pacer tune --suite NAME)\n");
       for (const auto& suite : workload_suites()) {

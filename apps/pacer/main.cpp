@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
   commands.emplace_back(launch, pacer::cli::add_launch_command(*launch));
   auto* targets = app.add_subcommand("targets", "Set a workload's targets and budget by AlgoPerf's procedure (resumable)");
   commands.emplace_back(targets, pacer::cli::add_targets_command(*targets));
+  auto* probe = app.add_subcommand("probe", "Batch-size probe (throughput, memory, bottleneck) or --stability probe");
+  commands.emplace_back(probe, pacer::cli::add_probe_command(*probe));
+  auto* analyze = app.add_subcommand("analyze", "The playbook's checks on a tuning study: boundaries, trials, curves");
+  commands.emplace_back(analyze, pacer::cli::add_analyze_command(*analyze));
 
   try {
     app.parse(argc, argv);

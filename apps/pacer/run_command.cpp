@@ -81,7 +81,8 @@ Action add_run_command(CLI::App& app) {
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
 
   return [a]() -> int {
-    auto workload = create_workload(a->workload);  // unknown names: InputError listing valid ones
+    // Unknown names or options: InputError listing valid ones.
+    auto workload = create_workload(a->workload, parse_workload_options(a->trial->workload_options));
     auto algorithm = create_algorithm(resolve_algorithm(a->algorithm));  // a name or a plugin library
     std::optional<Hyperparameters> hparams;
     if (a->self_tuning) {

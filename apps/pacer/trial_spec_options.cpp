@@ -8,6 +8,7 @@ TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
   TrialSpec s = spec;
   if (!budget_multiplier_given) s.budget_multiplier = default_budget_multiplier;
   s.stop_at_targets = !ignore_targets;
+  s.workload_options = parse_workload_options(workload_options);
   s.validate();
   return s;
 }
@@ -31,6 +32,10 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
   app.add_option("--device", s.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--data-dir", s.data_dir,
                  "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");
+  app.add_option("--workload-option", o->workload_options,
+                 "Change a model option the workload declares (NAME=VALUE, repeatable; see pacer list), e.g. "
+                 "activation=tanh or width=256")
+      ->type_name("NAME=VALUE");
   app.add_flag("--ignore-targets", o->ignore_targets,
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
 }

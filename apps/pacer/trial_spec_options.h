@@ -21,6 +21,7 @@ struct TrialSpecOptions {
   TrialSpec spec;
   bool budget_multiplier_given = false;
   bool ignore_targets = false;
+  std::vector<std::string> workload_options;  // --workload-option NAME=VALUE
 
   // The spec, with the budget multiplier's default (it depends on the ruleset) and stop_at_targets
   // filled in; InputError naming a bad field.

@@ -21,6 +21,7 @@
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"
 #include "store/study_store.h"
+#include "tune/scientific.h"
 #include "tune/study_summary.h"
 #include "tune/sweep.h"
 #include "tune/tuning_worker.h"
@@ -32,7 +33,7 @@ namespace {
 struct TuneArgs {
   std::vector<std::string> workloads;
   std::string suite, algorithm, space_file, ruleset = "external", rules, sampler = "halton", name;
-  std::string store = "runs/tune.db", out, worker_label;
+  std::string store = "runs/tune.db", out, worker_label, scientific;
   int studies = 0, workers = 1, grid_points = 3, threads = 0;
   int64_t trials = 0;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
@@ -99,6 +100,10 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--seed", a->seed, "Base seed of the trials (each trial: derived from seed, study, trial)")
       ->capture_default_str();
   app.add_option("--name", a->name, "Experiment (submission) name; default: the algorithm");
+  app.add_option("--scientific", a->scientific,
+                 "Incremental tuning round: NAME=v1,v2,... (a workload option such as activation, or a hyperparameter); "
+                 "the space's other hyperparameters are tuned separately for each value, as experiment NAME@NAME=v")
+      ->type_name("NAME=V1,V2");
   app.add_option("--store", a->store, "Study store (SQLite file; created if missing)")->capture_default_str();
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
   app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(CLI::PositiveNumber);
@@ -141,6 +146,8 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     }
 
     const std::string algorithm = resolve_algorithm(a->algorithm);  // a name or a plugin library
+    std::optional<ScientificAxis> scientific;
+    if (!a->scientific.empty()) scientific = parse_scientific(a->scientific);
     std::vector<SweepSpec> sweeps;
     for (const auto& workload : workloads) {
       SweepSpec s;
@@ -158,7 +165,15 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
                                           : (a->trials > 0 ? a->trials : kDefaultTrialsPerStudy);
       s.seed = a->seed;
       s.trial = a->trial->resolved(default_budget_multiplier(ruleset, rules));
-      sweeps.push_back(s);
+      if (!scientific) {
+        sweeps.push_back(s);
+        continue;
+      }
+      if (s.trial.workload_options.count(scientific->name)) {
+        throw InputError("--scientific " + scientific->name + " and --workload-option " + scientific->name +
+                         ": give the values in one place");
+      }
+      for (auto& one : expand_scientific(s, *scientific)) sweeps.push_back(std::move(one));
     }
     for (const auto& s : sweeps) validate_sweep(s);  // before the store exists
     resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial
@@ -179,7 +194,8 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       return ids;
     }());
     if (a->worker_label.empty()) {
-      progress.log("pacer tune: " + std::to_string(sweeps.size()) + " workload(s) x " +
+      progress.log("pacer tune: " + std::to_string(sweeps.size()) +
+                   (scientific ? " sweeps (workloads x values of " + scientific->name + ")" : " workload(s)") + " x " +
                    std::to_string(sweeps[0].studies) + " studies x " + std::to_string(sweeps[0].trials) +
                    " trials (" + to_string(ruleset) + " tuning, " + rules.name + "); store " + a->store + ": " +
                    std::to_string(before.done) + " done, " + std::to_string(before.pending + before.running) +

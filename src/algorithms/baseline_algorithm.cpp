@@ -34,9 +34,9 @@ UpdateResult BaselineAlgorithm::update(const Workload& workload, Network& networ
                                        const StepContext& context) {
   at::Tensor loss = step_gradients(context, workload, network, batch, {dropout_rate_, label_smoothing_});
   at::NoGradGuard no_grad;
-  if (grad_clip_ > 0.0) clip_grad_norm(flat_.grads(), grad_clip_);
+  at::Tensor grad_norm = clip_grad_norm_if(flat_.grads(), grad_clip_);
   apply_update(flat_.values(), flat_.grads(), learning_rate_at(context.step));
-  return {loss, false};
+  return {loss, false, grad_norm};
 }
 
 }  // namespace pacer

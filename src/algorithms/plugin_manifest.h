@@ -12,7 +12,8 @@ namespace pacer {
 class TrainingAlgorithm;
 
 // Raised whenever the layout of the manifest or an interface a plugin implements changes.
-constexpr int kSdkAbiVersion = 1;
+// 2: UpdateResult gained grad_norm.
+constexpr int kSdkAbiVersion = 2;
 
 struct PluginAlgorithm {
   const char* name;

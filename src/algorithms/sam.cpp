@@ -65,9 +65,9 @@ UpdateResult SamAlgorithm::update(const Workload& workload, Network& network, co
   step_gradients(context, workload, network, batch, loss_settings);  // at the perturbed point
   at::NoGradGuard no_grad;
   flat_.values().copy_(saved);
-  if (grad_clip_ > 0.0) clip_grad_norm(flat_.grads(), grad_clip_);
+  at::Tensor grad_norm = clip_grad_norm_if(flat_.grads(), grad_clip_);
   apply_update(flat_.values(), flat_.grads(), learning_rate_at(context.step));
-  return {loss, false};
+  return {loss, false, grad_norm};
 }
 
 void SamAlgorithm::apply_update(at::Tensor& params, const at::Tensor& grads, double lr) {

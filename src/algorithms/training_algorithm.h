@@ -31,6 +31,9 @@ namespace pacer {
 struct UpdateResult {
   at::Tensor loss;                 // mean training loss of the batch (scalar, detached)
   bool training_complete = false;  // the algorithm asks the runner to stop
+  // Optional: the global norm of the gradient the update used, before any clipping (scalar,
+  // detached). The runner logs it as train/grad_norm (the playbook's instability signal).
+  at::Tensor grad_norm = {};
 };
 
 class TrainingAlgorithm {

@@ -73,6 +73,15 @@ double clip_grad_norm(at::Tensor& grads, double max_norm) {
   return norm;
 }
 
+at::Tensor clip_grad_norm_if(at::Tensor& grads, double max_norm) {
+  at::Tensor norm = grads.norm();
+  if (max_norm > 0.0) {
+    const double n = norm.item<double>();
+    if (std::isfinite(n) && n > max_norm && n > 0.0) grads.mul_(max_norm / n);
+  }
+  return norm;
+}
+
 void append_adam_state(NamedTensors& out, const AdamState& state) {
   out.emplace_back("step", at::scalar_tensor(static_cast<int64_t>(state.step), at::kLong));
   if (state.exp_avg.defined()) {

@@ -62,5 +62,7 @@ bool read_adam_state(const std::string& key, const at::Tensor& value, AdamState&
 
 // Scales grads in place so their global L2 norm is at most max_norm; returns the norm before.
 double clip_grad_norm(at::Tensor& grads, double max_norm);
+// The global norm of `grads` (a scalar tensor, before clipping); clips to max_norm when > 0.
+at::Tensor clip_grad_norm_if(at::Tensor& grads, double max_norm);
 
 }  // namespace pacer

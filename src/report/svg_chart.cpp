@@ -21,6 +21,44 @@ std::string tick_label(double v) {
   return buffer;
 }
 
+// One marker centred at (x, y) in px.
+std::string marker_svg(const std::string& shape, double x, double y, double r, const std::string& color) {
+  std::string out;
+  if (shape == "cross") {
+    out = "<path class=\"marker cross\" d=\"M" + num(x - r) + "," + num(y - r) + " L" + num(x + r) + "," + num(y + r) +
+          " M" + num(x - r) + "," + num(y + r) + " L" + num(x + r) + "," + num(y - r) + "\" stroke=\"" + color +
+          "\" stroke-width=\"2\" fill=\"none\"/>\n";
+  } else if (shape == "square") {
+    out = "<rect class=\"marker\" x=\"" + num(x - r) + "\" y=\"" + num(y - r) + "\" width=\"" + num(2 * r) +
+          "\" height=\"" + num(2 * r) + "\" fill=\"" + color + "\"/>\n";
+  } else if (shape == "ring") {
+    out = "<circle class=\"marker ring\" cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" + num(r) +
+          "\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\"/>\n";
+  } else {
+    out = "<circle class=\"marker\" cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"" + num(r) + "\" fill=\"" +
+          color + "\" fill-opacity=\"0.8\"/>\n";
+  }
+  return out;
+}
+
+// Log-axis ticks in log10 units: every power of ten on long ranges, 1-2-5 or 1..9 on short ones.
+std::vector<double> log_ticks(double lo, double hi) {
+  const double span = hi - lo;
+  std::vector<double> mantissas = {1};
+  if (span < 0.7) mantissas = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  else if (span < 2.0) mantissas = {1, 2, 5};
+  const int every = span > 8 ? 2 : 1;
+  std::vector<double> ticks;
+  for (int e = static_cast<int>(std::floor(lo)) - 1; e <= static_cast<int>(std::ceil(hi)); ++e) {
+    if (mantissas.size() == 1 && e % every != 0) continue;
+    for (double m : mantissas) {
+      const double t = e + std::log10(m);
+      if (t >= lo - 1e-9 && t <= hi + 1e-9) ticks.push_back(t);
+    }
+  }
+  return ticks;
+}
+
 }  // namespace
 
 const std::string& palette_color(size_t index) {
@@ -65,17 +103,22 @@ std::string LineChart::render() const {
   for (const auto& s : series) longest = std::max(longest, s.name.size());
   const double left = 64, right = std::max(170.0, 52.0 + 7.0 * static_cast<double>(longest)), top = 34, bottom = 48;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
+  // Under log_x every x is in log10 units from here on; points at x <= 0 have no place there.
+  auto tx = [&](double x) { return log_x ? (x > 0 ? std::log10(x) : std::numeric_limits<double>::quiet_NaN()) : x; };
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const auto& s : series) {
-    for (const auto& [x, y] : s.points) {
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      const double x = tx(s.points[i].first), y = s.points[i].second;
+      if (std::isnan(x)) continue;
       x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+      if (i < s.y_bars.size()) y0 = std::min(y0, s.y_bars[i].first), y1 = std::max(y1, s.y_bars[i].second);
     }
   }
   for (const auto& h : hlines) y0 = std::min(y0, h.y), y1 = std::max(y1, h.y);
   if (!std::isfinite(x0)) x0 = 0, x1 = 1;
   if (!std::isfinite(y0)) y0 = 0, y1 = 1;
-  if (x_min) x0 = *x_min;
-  if (x_max) x1 = *x_max;
+  if (x_min && !std::isnan(tx(*x_min))) x0 = tx(*x_min);
+  if (x_max && !std::isnan(tx(*x_max))) x1 = tx(*x_max);
   if (y_min) y0 = *y_min;
   if (y_max) y1 = *y_max;
   if (!(x1 > x0)) x1 = x0 + 1;
@@ -98,11 +141,21 @@ std::string LineChart::render() const {
   svg << "<text x=\"" << num(left) << "\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" << xml_escape(title)
       << "</text>\n";
   // Grid and ticks.
-  for (double t : nice_ticks(x0, x1, 6)) {
+  std::vector<std::pair<double, std::string>> x_ticks;
+  if (!x_tick_labels.empty()) {
+    for (const auto& [x, label] : x_tick_labels) {
+      if (!std::isnan(tx(x))) x_ticks.emplace_back(tx(x), xml_escape(label));
+    }
+  } else if (log_x) {
+    for (double t : log_ticks(x0, x1)) x_ticks.emplace_back(t, tick_label(std::pow(10.0, t)));
+  } else {
+    for (double t : nice_ticks(x0, x1, 6)) x_ticks.emplace_back(t, tick_label(t));
+  }
+  for (const auto& [t, label] : x_ticks) {
     svg << "<line x1=\"" << num(px(t)) << "\" y1=\"" << num(top) << "\" x2=\"" << num(px(t)) << "\" y2=\""
         << num(top + plot_h) << "\" stroke=\"#e5e5e5\"/>\n";
     svg << "<text x=\"" << num(px(t)) << "\" y=\"" << num(top + plot_h + 16) << "\" text-anchor=\"middle\">"
-        << tick_label(t) << "</text>\n";
+        << label << "</text>\n";
   }
   for (double t : nice_ticks(y0, y1, 5)) {
     svg << "<line x1=\"" << num(left) << "\" y1=\"" << num(py(t)) << "\" x2=\"" << num(left + plot_w) << "\" y2=\""
@@ -128,15 +181,33 @@ std::string LineChart::render() const {
   }
   for (const auto& s : series) {
     if (s.points.empty()) continue;
+    if (s.markers_only) {
+      svg << "<g class=\"series markers\" data-name=\"" << xml_escape(s.name) << "\">\n";
+      for (size_t i = 0; i < s.points.size(); ++i) {
+        const double x = tx(s.points[i].first);
+        if (std::isnan(x)) continue;
+        if (i < s.y_bars.size()) {
+          const double lo = py(s.y_bars[i].first), hi = py(s.y_bars[i].second);
+          svg << "<path class=\"bar\" d=\"M" << num(px(x)) << "," << num(lo) << " L" << num(px(x)) << "," << num(hi)
+              << " M" << num(px(x) - 5) << "," << num(lo) << " L" << num(px(x) + 5) << "," << num(lo) << " M"
+              << num(px(x) - 5) << "," << num(hi) << " L" << num(px(x) + 5) << "," << num(hi) << "\" stroke=\""
+              << s.color << "\" stroke-width=\"1.5\" fill=\"none\"/>\n";
+        }
+        svg << marker_svg(s.marker, px(x), py(s.points[i].second), s.marker_size, s.color);
+      }
+      svg << "</g>\n";
+      continue;
+    }
     svg << "<polyline class=\"series\" data-name=\"" << xml_escape(s.name) << "\" fill=\"none\" stroke=\"" << s.color
         << "\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"";
     for (size_t i = 0; i < s.points.size(); ++i) {
-      if (s.step && i > 0) svg << num(px(s.points[i].first)) << "," << num(py(s.points[i - 1].second)) << " ";
-      svg << num(px(s.points[i].first)) << "," << num(py(s.points[i].second)) << " ";
+      if (std::isnan(tx(s.points[i].first))) continue;
+      if (s.step && i > 0) svg << num(px(tx(s.points[i].first))) << "," << num(py(s.points[i - 1].second)) << " ";
+      svg << num(px(tx(s.points[i].first))) << "," << num(py(s.points[i].second)) << " ";
     }
     svg << "\"/>\n";
-    if (s.points.size() == 1) {
-      svg << "<circle cx=\"" << num(px(s.points[0].first)) << "\" cy=\"" << num(py(s.points[0].second))
+    if (s.points.size() == 1 && !std::isnan(tx(s.points[0].first))) {
+      svg << "<circle cx=\"" << num(px(tx(s.points[0].first))) << "\" cy=\"" << num(py(s.points[0].second))
           << "\" r=\"3\" fill=\"" << s.color << "\"/>\n";
     }
   }
@@ -149,6 +220,13 @@ std::string LineChart::render() const {
   // Legend.
   double ly = top + 8;
   for (const auto& s : series) {
+    if (s.markers_only) {
+      svg << marker_svg(s.marker, left + plot_w + 26, ly, s.marker_size, s.color);
+      svg << "<text x=\"" << num(left + plot_w + 44) << "\" y=\"" << num(ly + 4) << "\">" << xml_escape(s.name)
+          << "</text>\n";
+      ly += 20;
+      continue;
+    }
     svg << "<line x1=\"" << num(left + plot_w + 14) << "\" y1=\"" << num(ly) << "\" x2=\"" << num(left + plot_w + 38)
         << "\" y2=\"" << num(ly) << "\" stroke=\"" << s.color << "\" stroke-width=\"3\"/>\n";
     svg << "<text x=\"" << num(left + plot_w + 44) << "\" y=\"" << num(ly + 4) << "\">" << xml_escape(s.name)

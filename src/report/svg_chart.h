@@ -2,6 +2,8 @@
 // A small line-chart renderer to SVG text (no dependencies, no scripts): axes with round ticks,
 // one polyline per series (optionally a step function), dashed horizontal reference lines and a
 // legend. The <svg> element is self-contained, so it can be saved as a file or inlined in HTML.
+// Scatter plots: a series with markers_only draws a marker per point instead of a line
+// (optionally with vertical min-max bars); log_x puts the x axis in log10 space.
 //
 //   pacer::LineChart chart;
 //   chart.id = "performance-profiles";
@@ -19,6 +21,10 @@ struct ChartSeries {
   std::string color;
   std::vector<std::pair<double, double>> points;  // (x, y), x increasing
   bool step = false;                              // hold y until the next x (profiles)
+  bool markers_only = false;                      // scatter: a marker per point, no line
+  std::string marker = "circle";                  // markers_only: circle, ring, square, cross
+  double marker_size = 3.5;                       // radius in px
+  std::vector<std::pair<double, double>> y_bars = {};  // empty or one (low, high) per point: a vertical bar
 };
 
 struct ChartLine {
@@ -31,6 +37,8 @@ struct LineChart {
   std::string id, css_class, title, x_label, y_label;
   int width = 720, height = 380;
   std::optional<double> x_min, x_max, y_min, y_max;  // unset: from the data (and reference lines)
+  bool log_x = false;  // x in log10 space, ticks at powers of ten (and 2, 5 on short ranges); x <= 0 dropped
+  std::vector<std::pair<double, std::string>> x_tick_labels;  // non-empty: these ticks instead of round ones
   std::vector<ChartSeries> series;
   std::vector<ChartLine> hlines;
   std::string render() const;

@@ -1,7 +1,13 @@
 #include "runtime/torch_runtime.h"
 
 #include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+#if defined(PACER_WITH_CUDA)
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 #include <dlfcn.h>
+
+#include <new>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
@@ -47,5 +53,32 @@ void set_num_threads(int threads) {
 }
 
 int num_threads() { return at::get_num_threads(); }
+
+void reset_peak_device_memory(const c10::Device& device) {
+#if defined(PACER_WITH_CUDA)
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index() < 0 ? 0 : device.index());
+#else
+  (void)device;
+#endif
+}
+
+std::optional<int64_t> peak_device_memory(const c10::Device& device) {
+#if defined(PACER_WITH_CUDA)
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+    return stats.allocated_bytes[0].peak;  // [0]: all pools
+  }
+#else
+  (void)device;
+#endif
+  return std::nullopt;
+}
+
+bool is_out_of_memory(const std::exception& e) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return true;
+  const std::string what = e.what();
+  return what.find("out of memory") != std::string::npos || what.find("DefaultCPUAllocator: can't allocate") != std::string::npos;
+}
 
 }  // namespace pacer

@@ -6,6 +6,9 @@
 //   pacer::synchronize(device);                            // before reading a clock
 #include <c10/core/Device.h>
 
+#include <cstdint>
+#include <exception>
+#include <optional>
 #include <string>
 
 namespace pacer {
@@ -18,5 +21,12 @@ c10::Device resolve_device(const std::string& name);
 void synchronize(const c10::Device& device);
 void set_num_threads(int threads);  // intra-op threads; <= 0 leaves LibTorch's default
 int num_threads();
+
+// Peak device memory since the last reset, from the CUDA caching allocator (bytes); nullopt on
+// CPU or in builds without CUDA (there the process's peak RSS is the measure).
+void reset_peak_device_memory(const c10::Device& device);
+std::optional<int64_t> peak_device_memory(const c10::Device& device);
+// LibTorch's out-of-memory error (CUDA allocator or a failed CPU allocation).
+bool is_out_of_memory(const std::exception& e);
 
 }  // namespace pacer

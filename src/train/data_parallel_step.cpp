@@ -101,7 +101,7 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
     flat_.values().copy_(before.add_(delta));
     return result;
   }
-  at::Tensor loss_sum;
+  at::Tensor loss_sum, grad_norm_sum;
   bool complete = false;
   for (int k = 0; k < k_workers; ++k) {
     {
@@ -112,6 +112,7 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
     TrainingAlgorithm& worker = k == 0 ? algorithm_ : *workers_[static_cast<size_t>(k - 1)];
     UpdateResult r = worker.update(workload, network, shard(batch, k), context);
     loss_sum = loss_sum.defined() ? loss_sum + r.loss : r.loss;
+    if (r.grad_norm.defined()) grad_norm_sum = grad_norm_sum.defined() ? grad_norm_sum + r.grad_norm : r.grad_norm;
     complete = complete || r.training_complete;
     at::NoGradGuard no_grad;
     at::sub_out(worker_buffers_[static_cast<size_t>(k)], flat_.values(), before);
@@ -121,7 +122,9 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
     plan_->combiner->combine(comm, worker_buffers_[static_cast<size_t>(comm.rank())], numels_);
   });
   flat_.values().copy_(before.add_(worker_buffers_[0]));
-  return {loss_sum / static_cast<double>(k_workers), complete};
+  // Each worker's own gradient norm: their mean (the combined gradient has no norm of its own here).
+  at::Tensor grad_norm = grad_norm_sum.defined() ? grad_norm_sum / static_cast<double>(k_workers) : at::Tensor();
+  return {loss_sum / static_cast<double>(k_workers), complete, grad_norm};
 }
 
 }  // namespace pacer

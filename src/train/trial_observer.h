@@ -8,6 +8,7 @@
 //   };
 //   options.observers.push_back(std::make_shared<PrintBest>());
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct EvalReport {
   const EvalRecord& record;
   double training_loss = 0.0;  // of the step just taken
   double time_budget = 0.0;
+  double grad_norm = std::numeric_limits<double>::quiet_NaN();  // of that step; NaN: not reported
 };
 
 struct StepReport {
@@ -44,6 +46,7 @@ struct StepReport {
   double time_budget = 0.0;
   double training_loss = 0.0;
   const EvalRecord* last_eval = nullptr;  // null before the first eval
+  double grad_norm = std::numeric_limits<double>::quiet_NaN();  // NaN: the algorithm reports none
 };
 
 class TrialObserver {

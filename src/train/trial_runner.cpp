@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <vector>
 
 #include "core/error.h"
 #include "core/seed.h"
@@ -106,6 +108,10 @@ class TrialLoop {
   TrialResult result_;
   RunnerState state_;
   double start_ = 0.0, last_step_end_ = 0.0, step_end_ = 0.0, loss_ = 0.0;
+  // The update's gradient norm (NaN when the algorithm reports none) and its values since the
+  // last eval, summarized in the eval's train/grad_norm* metrics.
+  double grad_norm_ = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> grad_norms_since_eval_;
   bool time_remaining_ = true, training_complete_ = false, interrupted_ = false;
   StepContext context_;
   std::optional<StopReason> stop_;
@@ -279,6 +285,8 @@ void TrialLoop::take_step() {
   state_.step += 1;
   training_complete_ = update.training_complete;
   loss_ = update.loss.defined() ? update.loss.item<double>() : 0.0;
+  grad_norm_ = update.grad_norm.defined() ? update.grad_norm.item<double>() : std::numeric_limits<double>::quiet_NaN();
+  if (!std::isnan(grad_norm_)) grad_norms_since_eval_.push_back(grad_norm_);
 }
 
 TrialResult TrialLoop::run() {
@@ -351,7 +359,7 @@ EvalDecision TrialLoop::evaluate() {
 
   const double logging_start = clock_.now();
   state_.evals.push_back(record);
-  notify([&](TrialObserver& o) { o.on_eval({state_.evals.back(), loss_, state_.time_budget}); });
+  notify([&](TrialObserver& o) { o.on_eval({state_.evals.back(), loss_, state_.time_budget, grad_norm_}); });
   keep_if_best(state_.evals.back());
   state_.accumulated_logging_time += clock_.now() - logging_start;
   state_.last_eval_time = clock_.now();
@@ -379,6 +387,14 @@ void TrialLoop::record_metrics(EvalRecord& record) {
     }
   }
   if (noise_probe_) noise_probe_->measure(workload_, *network_, record.metrics);
+  if (!grad_norms_since_eval_.empty()) {  // the steps since the last eval
+    double sum = 0.0, largest = 0.0;
+    for (double n : grad_norms_since_eval_) sum += n, largest = std::max(largest, n);
+    record.metrics["train/grad_norm"] = grad_norms_since_eval_.back();
+    record.metrics["train/grad_norm_mean"] = sum / static_cast<double>(grad_norms_since_eval_.size());
+    record.metrics["train/grad_norm_max"] = std::isfinite(sum) ? largest : sum;
+    grad_norms_since_eval_.clear();
+  }
   auto reached = [&](const std::string& key, double target) {
     const auto it = record.metrics.find(key);
     return it != record.metrics.end() && std::isfinite(it->second) && spec_.reached(it->second, target, true);
@@ -390,7 +406,7 @@ void TrialLoop::record_metrics(EvalRecord& record) {
 void TrialLoop::report_step() {
   if (!sync_->lead()) return;
   const StepReport report{state_.step, state_.accumulated_submission_time, state_.time_budget, loss_,
-                          state_.evals.empty() ? nullptr : &state_.evals.back()};
+                          state_.evals.empty() ? nullptr : &state_.evals.back(), grad_norm_};
   for (auto& o : observers_) {
     if (o->wants_steps()) o->on_step(report);
   }

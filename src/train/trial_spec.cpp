@@ -56,6 +56,7 @@ std::string TrialSpec::to_json() const {
     auto& splits = j["eval_splits"] = nlohmann::ordered_json::array();
     for (EvalSplit split : eval_splits) splits.push_back(to_string(split));
   }
+  if (!workload_options.empty()) j["workload_options"] = workload_options;
   return j.dump();
 }
 
@@ -87,6 +88,7 @@ TrialSpec TrialSpec::from_json(const std::string& text) {
     if (j.contains("eval_splits")) {
       for (const auto& name : j.at("eval_splits")) s.eval_splits.push_back(parse_eval_split(name.get<std::string>()));
     }
+    if (j.contains("workload_options")) s.workload_options = j.at("workload_options").get<WorkloadOptions>();
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("study store: malformed trial settings: ") + e.what());
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dist/data_parallel_spec.h"
+#include "workloads/workload_options.h"
 #include "workloads/workload_spec.h"
 
 namespace pacer {
@@ -54,6 +55,9 @@ struct TrialSpec {
   // A scaling study only needs the split of its goal, which makes its evals several times cheaper.
   std::vector<EvalSplit> eval_splits;
   DataParallelSpec data_parallel;
+  // The workload's model options (workloads/workload_options.h), e.g. {"activation": "tanh"}:
+  // the scientific hyperparameter of an incremental tuning round.
+  WorkloadOptions workload_options;
 
   // InputError naming the field for values no trial can run with.
   void validate() const;

@@ -41,7 +41,7 @@ nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
 }  // namespace
 
 void validate_sweep(const SweepSpec& s) {
-  workload_spec(s.workload);  // InputError listing valid names
+  workload_spec(s.workload).validate_options(s.trial.workload_options);  // InputError listing valid names
   const AlgorithmInfo algorithm = algorithm_info(s.algorithm);  // InputError listing valid names
   if (s.studies < 1) throw InputError("--studies must be at least 1");
   if (s.trials < 1) throw InputError("--trials must be at least 1");

@@ -216,14 +216,15 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     const TrialRecord& trial = *claimed;
     const StudyRecord& study = by_id.at(trial.study_id);
 
-    auto& workload = workloads[study.workload];
-    if (!workload) workload = create_workload(study.workload);
+    TrialOptions trial_options;
+    trial_options.spec = TrialSpec::from_json(study.trial_options);  // virtual workers inside this process
+    // One workload per (name, model options): a scientific round's values are different models.
+    auto& workload = workloads[study.workload + "|" + to_string(trial_options.spec.workload_options)];
+    if (!workload) workload = create_workload(study.workload, trial_options.spec.workload_options);
     auto algorithm = create_algorithm(study.algorithm);
     std::optional<Hyperparameters> hparams;
     if (trial.hparams_json) hparams = Hyperparameters::from_json_text(*trial.hparams_json, study.name());
 
-    TrialOptions trial_options;
-    trial_options.spec = TrialSpec::from_json(study.trial_options);  // virtual workers inside this process
     trial_options.seed = trial.seed;
     if (!options.out_dir.empty()) {
       trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);

@@ -5,6 +5,9 @@
 //   bool hit = s.reached(0.87, s.validation_target, /*strict=*/false);
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "workloads/workload_options.h"
 
 namespace pacer {
 
@@ -26,8 +29,12 @@ struct WorkloadSpec {
   double eval_period_sec = 0.0;  // wall time between evals (AlgoPerf rule)
   int64_t reference_batch_size = 0;  // the batch size the baselines use
   std::string targets_source;        // where the targets came from (docs/targets.md)
+  std::vector<WorkloadOptionSpec> options;  // tunable model options (workloads/workload_options.h)
 
   bool is_variant() const { return !base_workload.empty(); }
+  const WorkloadOptionSpec* option(const std::string& option_name) const;  // null: not declared
+  // InputError naming the workload, the option and the valid names or values.
+  void validate_options(const WorkloadOptions& given) const;
   // strict: the in-run goal check (<, >); not strict: the scoring check (<=, >=).
   bool reached(double value, double target, bool strict) const {
     if (higher_is_better) return strict ? value > target : value >= target;

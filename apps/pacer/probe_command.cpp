@@ -1,0 +1,137 @@
+// pacer probe: the playbook's batch-size probe (throughput, memory, bottleneck) and, with
+// --stability, its training-instability probe (largest stable learning rate, warmup and
+// clipping advice). Table on stdout, JSON + HTML in --out.
+#include <cstdio>
+#include <memory>
+
+#include "algorithms/plugin_loader.h"
+#include "algorithms/registry.h"
+#include "commands.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "probe/memory_meter.h"
+#include "probe/probe_page.h"
+#include "runtime/torch_runtime.h"
+#include "workloads/workload_options.h"
+
+namespace pacer::cli {
+namespace {
+
+struct ProbeArgs {
+  std::string workload, algorithm, out = "runs/probe", hparams_file, device = "auto", data_dir, memory_limit;
+  std::vector<std::string> assignments, workload_options;
+  bool stability = false, no_clipping = false, quiet = false;
+  int threads = 0;
+  uint64_t seed = 0;
+  // Batch-size probe.
+  std::vector<int64_t> batch_sizes;
+  int64_t min_batch_size = 16, max_batch_size = 4096;
+  int warmup_steps = 3;
+  double seconds = 10.0;
+  // Both: measured steps per batch size / steps per run (0: the mode's default).
+  int64_t steps = 0;
+  // Stability probe.
+  std::vector<double> learning_rates;
+  double lr_min = 0.0, lr_max = 0.0, lr_factor = 2.0;
+  std::vector<int64_t> warmups;
+  int64_t batch_size = 0;
+};
+
+}  // namespace
+
+Action add_probe_command(CLI::App& app) {
+  auto a = std::make_shared<ProbeArgs>();
+  app.add_option("-w,--workload", a->workload, "Workload (see pacer list)")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name or a plugin library")->required();
+  app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
+  app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
+  app.add_option("--workload-option", a->workload_options, "A model option of the workload: NAME=VALUE (repeatable)");
+  app.add_option("-o,--out", a->out, "Folder for probe.json/probe.html (stability.json/stability.html)")
+      ->capture_default_str();
+  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or the Debian package's)");
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", a->seed, "Seed of the model and data order")->capture_default_str();
+  app.add_option("--steps", a->steps,
+                 "Measured steps per batch size (default 20), or with --stability steps per run (default 200)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("-q,--quiet", a->quiet, "Only the table and the verdict");
+  auto* batch = app.add_option_group("batch-size probe");
+  batch->add_option("--min-batch-size", a->min_batch_size, "Smallest batch size (then x2)")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  batch->add_option("--max-batch-size", a->max_batch_size, "Largest batch size tried")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  batch->add_option("--batch-sizes", a->batch_sizes, "Exactly these batch sizes (ascending, comma-separated)")
+      ->delimiter(',');
+  batch->add_option("--warmup-steps", a->warmup_steps, "Untimed steps before measuring each batch size")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  batch->add_option("--seconds", a->seconds, "Time limit of the measured steps per batch size")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  batch->add_option("--memory-limit", a->memory_limit,
+                    "A batch size whose peak memory exceeds this does not fit (512M, 8G); CUDA out-of-memory is "
+                    "caught in any case");
+  auto* stable = app.add_option_group("stability probe");
+  stable->add_flag("--stability", a->stability,
+                   "Training-instability probe: learning-rate sweep, largest stable rate, warmup and clipping advice");
+  stable->add_option("--learning-rates", a->learning_rates, "Exactly these learning rates (comma-separated)")
+      ->delimiter(',');
+  stable->add_option("--lr-min", a->lr_min, "Smallest swept learning rate (default: the algorithm's default / 8)");
+  stable->add_option("--lr-max", a->lr_max, "Largest swept learning rate (default: the algorithm's default x 64)");
+  stable->add_option("--lr-factor", a->lr_factor, "Ratio between swept learning rates")->capture_default_str();
+  stable->add_option("--warmups", a->warmups, "Warmup lengths (steps) to test at the divergence point "
+                                               "(default: steps/100, steps/10, steps)")
+      ->delimiter(',');
+  stable->add_flag("--no-clipping", a->no_clipping, "Do not test gradient clipping");
+  stable->add_option("--batch-size", a->batch_size, "Batch size of the stability runs (default: the algorithm's)")
+      ->check(CLI::PositiveNumber);
+
+  return [a]() -> int {
+    const std::string algorithm = resolve_algorithm(a->algorithm);
+    Hyperparameters hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file);
+    for (const auto& assignment : a->assignments) {
+      auto [name, value] = Hyperparameters::parse_assignment(assignment);
+      hparams.set(name, value);
+    }
+    const WorkloadOptions workload_options = parse_workload_options(a->workload_options);
+    resolve_device(a->device);  // a bad device is an input error before any work
+    set_num_threads(a->threads);
+    Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
+
+    if (a->stability) {
+      StabilityProbeOptions o;
+      o.learning_rates = a->learning_rates;
+      o.lr_min = a->lr_min, o.lr_max = a->lr_max, o.factor = a->lr_factor;
+      if (a->steps > 0) o.steps = a->steps;
+      o.warmup_steps = a->warmups;
+      o.test_clipping = !a->no_clipping;
+      if (a->batch_size > 0) o.batch_size = a->batch_size;
+      o.device = a->device, o.data_dir = a->data_dir, o.seed = a->seed;
+      o.hparams = hparams;
+      o.workload_options = workload_options;
+      o.progress = &progress;
+      const StabilityProbeReport report = run_stability_probe(a->workload, algorithm, o);
+      std::fputs(format_stability_probe(report).c_str(), stdout);
+      write_stability_probe(report, a->out);
+      std::printf("wrote %s/stability.json and %s/stability.html\n", a->out.c_str(), a->out.c_str());
+      return 0;
+    }
+    ThroughputProbeOptions o;
+    o.batch_sizes = a->batch_sizes;
+    o.min_batch_size = a->min_batch_size, o.max_batch_size = a->max_batch_size;
+    o.warmup_steps = a->warmup_steps;
+    if (a->steps > 0) o.measure_steps = static_cast<int>(a->steps);
+    o.max_seconds = a->seconds;
+    if (!a->memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a->memory_limit);
+    o.device = a->device, o.data_dir = a->data_dir, o.seed = a->seed;
+    o.hparams = hparams;
+    o.workload_options = workload_options;
+    o.progress = &progress;
+    const ThroughputProbeReport report = run_throughput_probe(a->workload, algorithm, o);
+    std::fputs(format_throughput_probe(report).c_str(), stdout);
+    write_throughput_probe(report, a->out);
+    std::printf("wrote %s/probe.json and %s/probe.html\n", a->out.c_str(), a->out.c_str());
+    return 0;
+  };
+}
+
+}  // namespace pacer::cli

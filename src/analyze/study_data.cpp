@@ -1,0 +1,184 @@
+#include "analyze/study_data.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/error.h"
+#include "workloads/registry.h"
+
+namespace pacer {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at = text.find(sep); at != std::string::npos; at = text.find(sep, start)) {
+    parts.push_back(text.substr(start, at - start));
+    start = at + 1;
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+std::string sweep_list(const std::vector<StudyRecord>& all) {
+  std::set<std::string> seen;
+  std::vector<std::string> names;
+  for (const auto& s : all) {
+    const std::string name = parse_experiment_name(s.experiment).base + "/" + s.workload;
+    if (seen.insert(name).second) names.push_back(name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 12; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 12) out += ", ...";
+  return out.empty() ? "none" : out;
+}
+
+// Numbers of a JSON object, in order; booleans read as 0/1, anything else is left out.
+std::vector<std::pair<std::string, double>> numbers_of(const std::string& text) {
+  std::vector<std::pair<std::string, double>> out;
+  const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (!j.is_object()) return out;
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_number()) out.emplace_back(key, value.get<double>());
+    else if (value.is_boolean()) out.emplace_back(key, value.get<bool>() ? 1.0 : 0.0);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> EvalPoint::metric(const std::string& name) const {
+  const auto it = metrics.find(name);
+  if (it == metrics.end() || !std::isfinite(it->second)) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> TrialData::hparam(const std::string& name) const {
+  for (const auto& [key, value] : hparams) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string TrialData::label() const {
+  const size_t slash = study.rfind('/');
+  const std::string tail = (slash == std::string::npos ? study : study.substr(slash + 1)) + "/trial_" + std::to_string(trial);
+  // Rounds of a scientific hyperparameter have their own study_1, study_2...: name the value too.
+  const size_t at = experiment.find('@');
+  return at == std::string::npos ? tail : experiment.substr(at + 1) + " " + tail;
+}
+
+size_t StudyData::feasible_count() const {
+  return static_cast<size_t>(std::count_if(trials.begin(), trials.end(), [](const TrialData& t) { return t.feasible(); }));
+}
+
+std::vector<size_t> StudyData::ranked_feasible() const {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (trials[i].feasible()) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return better(*trials[a].objective, *trials[b].objective); });
+  return order;
+}
+
+ExperimentName parse_experiment_name(const std::string& experiment) {
+  const size_t at = experiment.find('@');
+  if (at == std::string::npos) return {experiment, "", ""};
+  const std::string rest = experiment.substr(at + 1);
+  const size_t eq = rest.find('=');
+  if (eq == std::string::npos) return {experiment.substr(0, at), rest, ""};
+  return {experiment.substr(0, at), rest.substr(0, eq), rest.substr(eq + 1)};
+}
+
+std::optional<double> trial_objective(const std::string& status, const std::vector<EvalPoint>& evals,
+                                      const std::string& metric, bool higher_is_better) {
+  if (status != "complete") return std::nullopt;
+  std::optional<double> best;
+  for (const auto& e : evals) {
+    const auto it = e.metrics.find(metric);
+    if (it == e.metrics.end()) continue;
+    // A non-finite validation value means the run blew up: the trial is infeasible.
+    if (!std::isfinite(it->second)) return std::nullopt;
+    if (!best || (higher_is_better ? it->second > *best : it->second < *best)) best = it->second;
+  }
+  return best;
+}
+
+std::vector<StudyRecord> select_sweep_studies(const std::vector<StudyRecord>& all, const std::string& selector) {
+  const auto parts = split(selector, '/');
+  if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty()) {
+    throw InputError("study selection '" + selector +
+                     "' must be EXPERIMENT/WORKLOAD or EXPERIMENT/WORKLOAD/study_K (sweeps: " + sweep_list(all) + ")");
+  }
+  std::vector<StudyRecord> chosen;
+  for (const auto& s : all) {
+    if (s.workload != parts[1]) continue;
+    if (parts.size() == 3) {
+      if (s.name() == selector) chosen.push_back(s);
+    } else if (s.experiment == parts[0] || s.experiment.rfind(parts[0] + "@", 0) == 0) {
+      chosen.push_back(s);
+    }
+  }
+  if (chosen.empty()) throw InputError("no study matches '" + selector + "' (sweeps: " + sweep_list(all) + ")");
+  std::stable_sort(chosen.begin(), chosen.end(), [](const StudyRecord& a, const StudyRecord& b) {
+    return a.experiment != b.experiment ? a.experiment < b.experiment : a.study_index < b.study_index;
+  });
+  return chosen;
+}
+
+StudyData load_study_data(const StudyStore& store, const std::string& selector) {
+  const auto studies = select_sweep_studies(store.studies(), selector);
+  StudyData data;
+  data.selector = selector;
+  data.workload = studies.front().workload;
+  const WorkloadSpec& spec = workload_spec(data.workload);
+  data.objective_metric = "validation/" + spec.target_metric;
+  data.higher_is_better = spec.higher_is_better;
+  for (const auto& s : studies) {
+    if (data.space || s.space_json.empty() || s.space_json == "{}") continue;
+    // A space the analysis cannot read only disables the space-based checks.
+    try {
+      data.space = SearchSpace::from_json_text(s.space_json, s.name());
+    } catch (const InputError&) {
+    }
+  }
+  for (const auto& s : studies) {
+    const ExperimentName name = parse_experiment_name(s.experiment);
+    if (!name.scientific_name.empty()) {
+      if (!data.scientific_name.empty() && data.scientific_name != name.scientific_name) {
+        throw InputError("study selection '" + selector + "' mixes the scientific hyperparameters '" +
+                         data.scientific_name + "' and '" + name.scientific_name + "'; select one study");
+      }
+      data.scientific_name = name.scientific_name;
+    }
+    for (const auto& record : store.trials(s.id)) {
+      if (!is_terminal(record.status)) {
+        ++data.unfinished;
+        continue;
+      }
+      TrialData t;
+      t.study = s.name();
+      t.experiment = s.experiment;
+      t.scientific_value = name.scientific_value;
+      t.trial = record.index;
+      t.status = to_string(record.status);
+      if (record.hparams_json) t.hparams = numbers_of(*record.hparams_json);
+      for (const auto& e : store.evals(record.id)) {
+        EvalPoint p;
+        p.step = e.global_step;
+        for (const auto& [key, value] : numbers_of(e.metrics_json)) p.metrics[key] = value;
+        t.evals.push_back(std::move(p));
+      }
+      std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalPoint& a, const EvalPoint& b) { return a.step < b.step; });
+      t.objective = trial_objective(t.status, t.evals, data.objective_metric, data.higher_is_better);
+      data.trials.push_back(std::move(t));
+    }
+  }
+  return data;
+}
+
+}  // namespace pacer
