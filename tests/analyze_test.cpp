@@ -26,6 +26,7 @@
 #include "core/error.h"
 #include "report/svg_chart.h"
 #include "store/study_store.h"
+#include "support/headless_chromium.h"
 
 namespace pacer {
 namespace {
@@ -280,12 +281,6 @@ int run(const std::string& command) {
   return (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
 }
 
-std::string find_chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
-    if (fs::exists(path)) return path;
-  }
-  return "";
-}
 
 class AnalyzeStoreTest : public ::testing::Test {
  protected:
@@ -402,21 +397,15 @@ TEST_F(AnalyzeStoreTest, LoadsAnalysesAndWritesJsonAndPage) {
 }
 
 TEST_F(AnalyzeStoreTest, PageRendersInHeadlessChromium) {
-  const std::string chromium = find_chromium();
+  const std::string chromium = testing::find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "Chromium not installed (scripts/setup.sh installs the Debian package chromium)";
   StudyStoreOptions options;
   options.create = false;
   StudyStore store(store_path_, options);
   write_study_analysis(analyze_study(load_study_data(store, "nadamw/fmnist_mlp")), dir_ + "/out");
-  const std::string flags =
-      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-      " --disable-component-update --disable-sync --disable-dev-shm-usage --user-data-dir='" + dir_ + "/profile'";
-  const std::string url = "file://" + fs::absolute(dir_ + "/out/analysis.html").string();
-  ASSERT_EQ(run("timeout 120 " + chromium + flags + " --dump-dom '" + url + "' >'" + dir_ + "/dom.html' 2>'" + dir_ +
-                "/chromium.log'"),
-            0)
+  std::string dom;
+  ASSERT_EQ(testing::chromium_dump_dom(chromium, dir_ + "/out/analysis.html", dir_, dom), 0)
       << read_file(dir_ + "/chromium.log");
-  const std::string dom = read_file(dir_ + "/dom.html");
   const size_t verdicts_at = dom.find("<ul id=\"verdicts\">");
   ASSERT_NE(verdicts_at, std::string::npos) << dom.substr(0, 800);
   EXPECT_GE(count(dom.substr(verdicts_at, dom.find("</ul>", verdicts_at) - verdicts_at), "<li"), 3u);

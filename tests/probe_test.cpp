@@ -11,6 +11,7 @@
 #include "probe/stability_verdict.h"
 #include "probe/throughput_verdict.h"
 #include "support/cli_runner.h"
+#include "support/headless_chromium.h"
 
 namespace pacer {
 namespace {
@@ -163,9 +164,20 @@ TEST_F(ProbeCliTest, BatchSizeProbeWritesTableJsonAndPage) {
     EXPECT_GT(m["peak_memory_bytes"].get<double>(), 0.0);
   }
   EXPECT_FALSE(j["verdict"]["recommended_batch_size"].is_null());
-  const std::string html = testing::read_file(dir_ + "/probe/probe.html");
-  EXPECT_NE(html.find("<table id=\"batch-sizes\">"), std::string::npos);
-  EXPECT_NE(html.find("id=\"throughput\""), std::string::npos);
+  // The page as Chromium parses it: verdict, one row per batch size, both charts.
+  const std::string chromium = testing::find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "Chromium not installed (scripts/setup.sh installs the Debian package chromium)";
+  std::string dom;
+  ASSERT_EQ(testing::chromium_dump_dom(chromium, dir_ + "/probe/probe.html", dir_, dom), 0);
+  EXPECT_NE(dom.find("<p id=\"verdict\""), std::string::npos) << dom.substr(0, 500);
+  const size_t table = dom.find("<table id=\"batch-sizes\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string rows = dom.substr(table, dom.find("</table>", table) - table);
+  size_t n = 0;
+  for (size_t at = rows.find("<tr"); at != std::string::npos; at = rows.find("<tr", at + 1)) ++n;
+  EXPECT_EQ(n, 1u + 4u);
+  EXPECT_NE(dom.find("id=\"throughput\""), std::string::npos);
+  EXPECT_NE(dom.find("id=\"step-time\""), std::string::npos);
 }
 
 TEST_F(ProbeCliTest, MemoryLimitStopsTheSweep) {
@@ -197,7 +209,14 @@ TEST_F(ProbeCliTest, StabilityProbeFindsTheDivergencePointAndTestsTheFixes) {
   EXPECT_FALSE(j["warmup"]["runs"].empty());
   EXPECT_FALSE(j["clipping"]["threshold"].is_null());
   EXPECT_NE(r.out.find("clipping: grad_clip"), std::string::npos) << r.out;
-  EXPECT_NE(testing::read_file(dir_ + "/stab/stability.html").find("<ul id=\"verdicts\""), std::string::npos);
+  const std::string chromium = testing::find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "Chromium not installed (scripts/setup.sh installs the Debian package chromium)";
+  std::string dom;
+  ASSERT_EQ(testing::chromium_dump_dom(chromium, dir_ + "/stab/stability.html", dir_, dom), 0);
+  for (const char* id : {"<ul id=\"verdicts\"", "<table id=\"sweep\">", "id=\"final-loss\"", "id=\"loss-curves\"",
+                         "id=\"grad-norms\"", "<table id=\"fixes\">", "id=\"fixes\""}) {
+    EXPECT_NE(dom.find(id), std::string::npos) << id;
+  }
 }
 
 TEST_F(ProbeCliTest, BadInputIsAnInputError) {

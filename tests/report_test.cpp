@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "report/html_report.h"
 #include "report/svg_chart.h"
+#include "support/headless_chromium.h"
 
 namespace {
 
@@ -35,12 +36,6 @@ int run(const std::string& command) {
   return (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
 }
 
-std::string find_chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
-    if (fs::exists(path)) return path;
-  }
-  return "";
-}
 
 class ReportTest : public ::testing::Test {
  protected:
@@ -112,17 +107,11 @@ TEST(SvgChart, NiceTicksAndEscaping) {
 }
 
 TEST_F(ReportTest, RendersInHeadlessChromium) {
-  const std::string chromium = find_chromium();
+  const std::string chromium = pacer::testing::find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "Chromium not installed (scripts/setup.sh installs the Debian package chromium)";
-  const std::string flags =
-      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-      " --disable-component-update --disable-sync --disable-dev-shm-usage --user-data-dir='" + dir_ + "/profile'";
-  const std::string url = "file://" + fs::absolute(dir_ + "/board/report.html").string();
-  ASSERT_EQ(run("timeout 120 " + chromium + flags + " --dump-dom '" + url + "' >'" + dir_ + "/dom.html' 2>'" + dir_ +
-                "/chromium.log'"),
-            0)
+  std::string dom;
+  ASSERT_EQ(pacer::testing::chromium_dump_dom(chromium, dir_ + "/board/report.html", dir_, dom), 0)
       << read_file(dir_ + "/chromium.log");
-  const std::string dom = read_file(dir_ + "/dom.html");
   // The parsed DOM (not the file): elements Chromium built from the page.
   EXPECT_NE(dom.find("<table id=\"leaderboard\">"), std::string::npos) << dom.substr(0, 500);
   EXPECT_EQ(count(dom, "<tr>"), 1u + 2u + 1u + 2u);  // leaderboard head + 2 rows, time table head + 2 rows
@@ -130,9 +119,7 @@ TEST_F(ReportTest, RendersInHeadlessChromium) {
   EXPECT_EQ(count(dom, "class=\"curve\""), 2u);
   EXPECT_NE(dom.find("</html>"), std::string::npos);
   // And it paints: a screenshot of the page is a non-trivial PNG.
-  ASSERT_EQ(run("cd '" + dir_ + "' && timeout 120 " + chromium + flags + " --screenshot='" + dir_ +
-                "/shot.png' --window-size=1200,1600 '" + url + "' >/dev/null 2>&1"),
-            0);
+  ASSERT_EQ(pacer::testing::chromium_screenshot(chromium, dir_ + "/board/report.html", dir_, dir_ + "/shot.png"), 0);
   const std::string png = read_file(dir_ + "/shot.png");
   ASSERT_GT(png.size(), 10000u);
   EXPECT_EQ(png.substr(1, 3), "PNG");
