@@ -44,11 +44,18 @@ std::string throughput_chart(const ThroughputProbeReport& r) {
     step.points.emplace_back(static_cast<double>(m.batch_size), m.examples_per_second);
     pipeline.points.emplace_back(static_cast<double>(m.batch_size), m.pipeline_examples_per_second);
   }
-  // The pipeline is usually far faster: cap the axis so the step's curve stays readable.
+  // The pipeline is usually far faster: cap the axis so the step's curve stays readable, and
+  // leave the pipeline out where it is above the cap everywhere (the table has its figures).
   double top = 0.0;
   for (const auto& p : step.points) top = std::max(top, p.second);
   if (top > 0) chart.y_max = 1.6 * top;
-  chart.series = {step, pipeline};
+  chart.series = {step};
+  for (const auto& p : pipeline.points) {
+    if (p.second <= 1.6 * top) {
+      chart.series.push_back(pipeline);
+      break;
+    }
+  }
   if (r.verdict.recommended_batch_size) {
     ChartSeries knee{"recommended", palette_color(2), {}};
     knee.markers_only = true;
@@ -102,7 +109,7 @@ std::string final_loss_chart(const StabilityProbeReport& r) {
   const double cap = first > 0 ? 1.5 * first : 1.0;
   for (size_t i = 0; i < r.sweep.size(); ++i) {
     const auto& a = r.sweep_assessments[i];
-    const double y = std::isfinite(a.final_loss) ? std::min(a.final_loss, cap) : cap;
+    const double y = std::isfinite(a.final_loss) ? std::min(a.final_loss, 0.97 * cap) : 0.97 * cap;
     (a.stable ? stable : unstable).points.emplace_back(r.sweep[i].learning_rate, y);
   }
   chart.y_min = 0.0;
@@ -182,12 +189,12 @@ const char* kRunHeader =
 std::string render_throughput_probe_html(const ThroughputProbeReport& r) {
   std::ostringstream h;
   h << page_head("Pacer batch-size probe: " + r.workload + " x " + r.algorithm);
-  h << "<p>Device " << xml_escape(r.device) << ", " << r.threads << " threads; " << r.train_examples
+  h << "<p>Device " << xml_escape(r.device) << ", intra-op threads: " << r.threads << "; " << r.train_examples
     << " training examples. Each batch size: a few warm-up steps, then up to 20 timed steps of the full training "
        "step (data selection and update); then the input pipeline alone.</p>";
   h << "<p id=\"verdict\" class=\"verdict\"><b>Verdict:</b> "
     << (r.verdict.recommended_batch_size ? "batch size " + std::to_string(*r.verdict.recommended_batch_size) + " (" +
-                                               r.verdict.bottleneck + "-bound). "
+                                               r.verdict.bottleneck + "-bound): "
                                          : std::string())
     << xml_escape(r.verdict.explanation) << ".</p>";
   h << "<table id=\"batch-sizes\"><tr><th>batch size</th><th>ms/step (median)</th><th>min</th><th>max</th>"
