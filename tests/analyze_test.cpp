@@ -26,6 +26,7 @@
 #include "core/error.h"
 #include "report/svg_chart.h"
 #include "store/study_store.h"
+#include "support/cli_runner.h"
 #include "support/headless_chromium.h"
 
 namespace pacer {
@@ -265,21 +266,11 @@ TEST(StudyData, ExperimentNamesAndSelection) {
 
 // ---- End to end: a store with two scientific rounds, the JSON, the page, the CLI. ----
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
+using pacer::testing::read_file;
 size_t count(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
-  return n;
+  return pacer::testing::count_occurrences(haystack, needle);
 }
-
-int run(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command) { return pacer::testing::run_shell(command); }
 
 
 class AnalyzeStoreTest : public ::testing::Test {

@@ -14,27 +14,18 @@
 #include "core/error.h"
 #include "report/html_report.h"
 #include "report/svg_chart.h"
+#include "support/cli_runner.h"
 #include "support/headless_chromium.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
+using pacer::testing::read_file;
 size_t count(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
-  return n;
+  return pacer::testing::count_occurrences(haystack, needle);
 }
-
-int run(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command) { return pacer::testing::run_shell(command); }
 
 
 class ReportTest : public ::testing::Test {

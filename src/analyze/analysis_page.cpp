@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/format.h"
+#include "report/html_page.h"
 #include "report/svg_chart.h"
 
 namespace pacer {
@@ -202,13 +203,12 @@ std::string curve_svg(const StudyAnalysis& a, size_t index) {
 std::string render_analysis_html(const StudyAnalysis& a) {
   const StudyData& d = a.data;
   std::ostringstream h;
-  h << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Pacer study analysis: " << xml_escape(d.selector)
-    << "</title><style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;color:#222}"
-       "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
-       "text-align:right;font-size:90%}th{background:#f0f0f0}td.l{text-align:left}tr.best td{background:#fff3d6}"
-       "tr.infeasible td{color:#a00}ul#verdicts li{margin:0.3em 0}ul#verdicts li.verdict-boundary b,ul#verdicts li.verdict-infeasible b{color:#a40}ul#verdicts .detail{color:#666;font-size:85%}"
-       "div#axis-plots,div#curves{display:flex;flex-wrap:wrap;gap:8px}.verdicts{font-size:90%;margin:0 0 1em}"
-       "</style></head><body>";
+  h << html_page_head("Pacer study analysis: " + d.selector,
+                      "tr.best td{background:#fff3d6}tr.infeasible td{color:#a00}ul#verdicts li{margin:0.3em 0}"
+                      "ul#verdicts li.verdict-boundary b,ul#verdicts li.verdict-infeasible b{color:#a40}"
+                      "ul#verdicts .detail{color:#666;font-size:85%}"
+                      "div#axis-plots,div#curves{display:flex;flex-wrap:wrap;gap:8px}.verdicts{font-size:90%;margin:0 0 1em}",
+                      1200);
   h << "<h1>Study analysis: " << xml_escape(d.selector) << "</h1>";
   h << "<p>Objective: the best <b>" << xml_escape(d.objective_metric) << "</b> over each trial's evals ("
     << (d.higher_is_better ? "higher" : "lower") << " is better). " << a.finished << " finished trials: " << a.feasible

@@ -6,25 +6,21 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/format.h"
 #include "probe/memory_meter.h"
+#include "report/html_page.h"
 #include "report/svg_chart.h"
 
 namespace pacer {
 namespace {
 
-std::string g(double v, const char* format = "%.4g") {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, v);
-  return buffer;
-}
+std::string g(double v, const char* format = "%.4g") { return format_double(format, v); }
 
 std::string page_head(const std::string& title) {
-  return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
-         "</title><style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-         "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
-         "text-align:right;font-size:90%}th{background:#f0f0f0}td.l{text-align:left}.bad{color:#a00}"
-         ".knee{background:#e6f4e6}p.verdict,ul.verdicts li{font-size:105%}svg{display:block;margin:0.5em 0}"
-         "</style></head><body><h1>" + xml_escape(title) + "</h1>";
+  return html_page_head(title,
+                        ".bad{color:#a00}.knee{background:#e6f4e6}p.verdict,ul.verdicts li{font-size:105%}"
+                        "svg{display:block;margin:0.5em 0}") +
+         "<h1>" + xml_escape(title) + "</h1>";
 }
 
 // ---- Batch-size probe.

@@ -10,6 +10,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "train/trial_runner.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -17,11 +18,7 @@
 namespace pacer {
 namespace {
 
-std::string g(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.4g", v);
-  return buffer;
-}
+std::string g(double v) { return format_double("%.4g", v); }
 
 // Every step's training loss and gradient norm (eval steps included).
 class StepRecorder : public TrialObserver {

@@ -5,14 +5,12 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/format.h"
+
 namespace pacer {
 namespace {
 
-std::string g(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.4g", v);
-  return buffer;
-}
+std::string g(double v) { return format_double("%.4g", v); }
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -4,13 +4,14 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/format.h"
+
 namespace pacer {
 namespace {
 
 std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, v);
-  return buffer;
+  const char* formats[] = {"%.0f", "%.1f", "%.2f"};
+  return format_double(formats[digits < 0 ? 0 : digits > 2 ? 2 : digits], v);
 }
 
 }  // namespace

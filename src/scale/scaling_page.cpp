@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "report/html_page.h"
 #include "report/svg_chart.h"
 
 namespace pacer {
@@ -80,11 +81,9 @@ std::string render_scaling_html(const ScalingReport& report) {
   std::ostringstream h;
   const std::string goal = report.goal.metric + (report.goal.higher_is_better ? " > " : " < ") +
                            format_double("%g", report.goal.value);
-  h << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Pacer scaling study: " << xml_escape(report.workload)
-    << "</title><style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-       "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
-       "text-align:right;font-size:90%}th{background:#f0f0f0}td.l{text-align:left}.never{color:#a00}"
-       ".perfect{background:#e6f4e6}.diminishing{background:#fff6dd}.maximal{background:#fbe3e3}</style></head><body>";
+  h << html_page_head("Pacer scaling study: " + report.workload,
+                      ".never{color:#a00}.perfect{background:#e6f4e6}.diminishing{background:#fff6dd}"
+                      ".maximal{background:#fbe3e3}");
   h << "<h1>Batch-size scaling: " << xml_escape(report.workload) << "</h1>";
   h << "<p>Steps to the first evaluation with " << xml_escape(goal)
     << ", over the non-diverged trials of a quasi-random search at each batch size (metaparameters retuned "

@@ -23,6 +23,13 @@ inline int run_shell(const std::string& command) {
   return (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
 }
 
+// How many times `needle` occurs in `haystack` (overlaps counted): rows, markers, list items.
+inline size_t count_occurrences(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+  return n;
+}
+
 inline std::string find_chromium() {
   for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
     if (std::filesystem::exists(path)) return path;
