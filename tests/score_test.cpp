@@ -288,6 +288,24 @@ TEST(EvalCsv, MalformedFilesNameFileAndLine) {
   EXPECT_THROW(pacer::trial_time_to_target(no_metric, target_max(0.8), pacer::TimeAxis::seconds), pacer::InputError);
 }
 
+TEST(EvalCsv, NothingInvalidCountsAsAMeasurement) {
+  // A duplicated metric column: which one is read would be arbitrary (it read uninitialized memory).
+  TrialLog twice;
+  pacer::parse_eval_csv("score,validation/accuracy,validation/accuracy\n1,0.5,0.9\n", "d.csv", twice);
+  EXPECT_NE(twice.problem.find("d.csv:1: the column 'validation/accuracy' appears twice"), std::string::npos)
+      << twice.problem;
+  // -inf is a diverged eval, not one below every loss target; +inf never reaches a max target.
+  pacer::ScoringTarget loss = target_max(0.3);
+  loss.higher_is_better = false;
+  EXPECT_FALSE(pacer::trial_time_to_target(trial({-kInf, 0.5}, {1, 2}), loss, pacer::TimeAxis::seconds).reached());
+  EXPECT_FALSE(pacer::trial_time_to_target(trial({kInf}, {1}), target_max(0.8), pacer::TimeAxis::seconds).reached());
+  // A negative or infinite time where the target is reached is not a time to target.
+  EXPECT_THROW(pacer::trial_time_to_target(trial({0.9}, {-5}), target_max(0.8), pacer::TimeAxis::seconds),
+               pacer::InputError);
+  EXPECT_THROW(pacer::trial_time_to_target(trial({0.9}, {kInf}), target_max(0.8), pacer::TimeAxis::seconds),
+               pacer::InputError);
+}
+
 // ---- end to end: log trees in the reference layout ------------------------------------------
 
 using pacer::testing::CliResult;

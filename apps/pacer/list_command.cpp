@@ -65,7 +65,7 @@ Action add_list_command(CLI::App& app) {
           std::ostringstream line;
           line << "      " << hp.name << " = ";
           if (hp.default_value) line << *hp.default_value; else line << "(required)";
-          line << "  in [" << hp.min << ", " << hp.max << "]  " << hp.description;
+          line << "  in " << hp.range_text() << "  " << hp.description;
           std::printf("%s\n", line.str().c_str());
         }
       }

@@ -1,8 +1,11 @@
 // pacer: measure, compare and tune training algorithms by time-to-result.
 #include <cstdio>
 #include <iostream>
+#include <regex>
+#include <string>
 
 #include "commands.h"
+#include "input_guards.h"
 #include "core/error.h"
 #include "core/heap_allocator.h"
 
@@ -35,6 +38,22 @@ int main(int argc, char** argv) {
   auto* analyze = app.add_subcommand("analyze", "The playbook's checks on a tuning study: boundaries, trials, curves");
   commands.emplace_back(analyze, pacer::cli::add_analyze_command(*analyze));
 
+  pacer::cli::guard_numeric_options(app);
+
+  // A first word that is neither a command nor an option: say so (CLI11 only says a command is
+  // required).
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto& [command, action] : commands) {
+      known = known || command->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "pacer: error: unknown command '%s' (commands: %s; pacer --help)\n", argv[1], names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -44,7 +63,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line naming the option, like every other input error.
+    // CLI11 prints a range's open end in full (309 digits for the largest double).
+    const std::string message = std::regex_replace(e.what(), std::regex("[0-9]{20,}\\.[0-9]+"), "1.8e308");
+    std::fprintf(stderr, "pacer: error: %s\n", message.c_str());
     return 2;  // usage error
   }
   try {

@@ -16,6 +16,7 @@
 #include "dist/dist_environment.h"
 #include "runtime/torch_runtime.h"
 #include "train/trial_runner.h"
+#include "train/trial_writer.h"
 #include "workloads/registry.h"
 
 namespace pacer::cli {
@@ -31,7 +32,7 @@ struct RunArgs {
   std::string adasum_mode = "gradient", dist_backend = "auto";
   double dist_timeout = 120.0;
   std::string checkpoint_every;  // "500" (steps) or "30s" (seconds)
-  bool resume = false, keep_best = false;
+  bool resume = false, keep_best = false, overwrite = false;
 };
 
 
@@ -74,6 +75,7 @@ Action add_run_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--checkpoint-every", a->checkpoint_every,
                  "Write a checkpoint to OUT/checkpoint every N steps or every T seconds (30s, 5m, 1h), off the clock");
+  app.add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in --out (else a non-empty --out is refused)");
   app.add_flag("--resume", a->resume,
                "Continue from OUT/checkpoint when there is one: same metrics as an uninterrupted run");
   app.add_flag("--keep-best", a->keep_best,
@@ -112,6 +114,12 @@ Action add_run_command(CLI::App& app) {
       options.communicator = std::make_shared<C10dCommunicator>(env, c10d);
     }
     const bool lead = env.rank == 0;
+    if (lead && !a->out.empty()) {  // before any work: never mix with, or silently replace, earlier results
+      if (a->overwrite && a->resume) throw InputError("--overwrite and --resume: give one of them");
+      prepare_result_folder(a->out, a->resume      ? ExistingResults::resume
+                                    : a->overwrite ? ExistingResults::overwrite
+                                                   : ExistingResults::refuse);
+    }
 
     Progress progress(a->quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
     options.seed = a->seed;

@@ -51,7 +51,8 @@ Action add_score_command(CLI::App& app) {
       source.add(logs.trials(), logs.submissions());
     }
     if (!stores.empty()) {
-      StoreSource store(stores);
+      StoreSource store(stores, a->options.self_tuning);
+      for (const auto& w : store.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
       source.add(store.trials(), store.submissions());
     }
     const ScoreResult result = score_submissions(source, a->options);

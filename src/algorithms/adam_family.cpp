@@ -30,8 +30,8 @@ std::vector<HyperparameterSpec> AdamFamilyAlgorithm::hyperparameter_specs() cons
   // Defaults: the best point of the fmnist_mlp tuning runs (docs/targets.md).
   std::vector<HyperparameterSpec> specs = {
       {"learning_rate", variant_ == AdamVariant::nadamw ? 0.005 : 0.002, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1"},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay"},
+      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
+      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
       {"weight_decay", variant_ == AdamVariant::adam ? 0.0 : 0.01, 0.0, 10.0,
        variant_ == AdamVariant::adam ? "L2 weight decay added to the gradient" : "decoupled weight decay"},
       {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},

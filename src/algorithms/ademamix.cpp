@@ -76,8 +76,8 @@ TensorwiseRecipe ademamix_recipe() {
   r.description = "AdEMAMix: Adam plus a slow gradient EMA mixed in with alpha (apple/ml-ademamix), warmup + cosine";
   r.hyperparameters = {
       {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (fast EMA)"},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay"},
+      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (fast EMA)", true, false},
+      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
       {"beta3", 0.999, 0.0, 1.0, "slow EMA decay"},
       {"alpha", 5.0, 0.0, 1000.0, "weight of the slow EMA"},
       {"alpha_beta3_warmup_factor", 1.0, 0.0, 10.0,

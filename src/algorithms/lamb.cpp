@@ -51,9 +51,9 @@ TensorwiseRecipe lamb_recipe() {
   r.description = "LAMB: Adam direction scaled per tensor by the trust ratio |w|/|update| (cybertronai), warmup + cosine";
   r.hyperparameters = {
       {"learning_rate", 0.01, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1"},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay"},
-      {"epsilon", 1e-6, 0.0, 1.0, "added to the square root of the second moment"},
+      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
+      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
+      {"epsilon", 1e-6, 0.0, 1.0, "added to the square root of the second moment", true, false},
       {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay (inside the trust ratio)"},
       {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
   };

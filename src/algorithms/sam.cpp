@@ -26,8 +26,8 @@ std::string SamAlgorithm::description() const {
 std::vector<HyperparameterSpec> SamAlgorithm::hyperparameter_specs() const {
   std::vector<HyperparameterSpec> specs = {
       {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate of the AdamW step"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1"},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay"},
+      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
+      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
       {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
       {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
       {"rho", 0.05, 0.0, 100.0, "radius of the perturbation"},

@@ -93,8 +93,8 @@ TensorwiseRecipe schedule_free_adamw_recipe() {
   r.hyperparameters = {
       {"learning_rate", 0.0025, 0.0, 10.0, "learning rate after the warmup"},
       {"one_minus_beta1", 0.1, 1e-6, 1.0, "1 - beta1 (y's interpolation between x and z)"},
-      {"beta2", 0.99552, 0.0, 1.0, "second-moment decay"},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment"},
+      {"beta2", 0.99552, 0.0, 1.0, "second-moment decay", false, true},
+      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment", true, false},
       {"weight_decay", 0.08121, 0.0, 10.0, "weight decay, applied at y"},
       {"r", 0.0, 0.0, 10.0, "polynomial weighting k^r of the average"},
       {"weight_lr_power", 2.0, 0.0, 10.0, "weighting lr_max^p of the average"},

@@ -154,10 +154,10 @@ TensorwiseRecipe soap_recipe() {
   r.description = "SOAP: Adam in the eigenbasis of Shampoo's factors (nikhilvyas/SOAP), warmup + cosine";
   r.hyperparameters = {
       {"learning_rate", 3e-3, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.05, 0.0, 1.0, "1 - beta1"},
-      {"beta2", 0.95, 0.0, 1.0, "second-moment decay"},
+      {"one_minus_beta1", 0.05, 0.0, 1.0, "1 - beta1", true, false},
+      {"beta2", 0.95, 0.0, 1.0, "second-moment decay", false, true},
       {"shampoo_beta", -1.0, -1.0, 1.0, "EMA of the factors (-1: beta2)"},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment"},
+      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment", true, false},
       {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
       {"precondition_frequency", 10.0, 1.0, 1e9, "steps between eigenbasis refreshes"},
       {"max_precond_dim", 10000.0, 1.0, 65536.0, "larger dimensions are not rotated"},

@@ -84,6 +84,18 @@ std::string Hyperparameters::to_json(int indent) const {
   return doc.dump(indent);
 }
 
+bool HyperparameterSpec::admits(double value) const {
+  if (!std::isfinite(value)) return false;
+  if (value < min || (min_excluded && value == min)) return false;
+  return !(value > max || (max_excluded && value == max));
+}
+
+std::string HyperparameterSpec::range_text() const {
+  std::ostringstream out;
+  out << (min_excluded ? "(" : "[") << min << ", " << max << (max_excluded ? ")" : "]");
+  return out.str();
+}
+
 Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& specs,
                                         const Hyperparameters& given,
                                         const std::string& algorithm_name) {
@@ -97,10 +109,10 @@ Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& s
       throw InputError("unknown hyperparameter '" + name + "' for algorithm " + algorithm_name +
                        " (it accepts: " + known + ")");
     }
-    if (!std::isfinite(value) || value < spec->min || value > spec->max) {
+    if (!spec->admits(value)) {
       std::ostringstream msg;
-      msg << "hyperparameter '" << name << "' = " << value << " is out of range [" << spec->min << ", "
-          << spec->max << "] for algorithm " << algorithm_name;
+      msg << "hyperparameter '" << name << "' = " << value << " is out of range " << spec->range_text()
+          << " for algorithm " << algorithm_name;
       throw InputError(msg.str());
     }
   }

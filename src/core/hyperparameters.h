@@ -44,6 +44,12 @@ struct HyperparameterSpec {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   std::string description;
+  // An excluded end: values that make the update undefined (beta2 = 1 divides by zero in Adam's
+  // bias correction, one_minus_beta1 = 0 likewise) are input errors, not NaN parameters.
+  bool min_excluded = false, max_excluded = false;
+
+  bool admits(double value) const;  // finite and inside the declared range
+  std::string range_text() const;   // "[0, 1)", "(0, 1]", "[0, inf]"
 };
 
 // Checks `given` against `specs` and fills defaults, in the order of `specs`. Unknown names,

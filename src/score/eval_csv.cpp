@@ -60,6 +60,11 @@ void parse_eval_csv(const std::string& text, const std::string& file, TrialLog& 
       trial.problem = file + ":1: empty column name in the header";
       return;
     }
+    if (trial.columns.count(name)) {  // two columns of one name: whichever is read would be wrong
+      trial.problem = file + ":1: the column '" + name + "' appears twice in the header";
+      trial.columns.clear();
+      return;
+    }
     trial.columns[name];
   }
   for (size_t i = 1; i < lines.size(); ++i) {

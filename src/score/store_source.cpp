@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "core/error.h"
 #include "store/study_store.h"
@@ -18,13 +19,26 @@ bool StoreSource::is_store_file(const std::string& path) {
   return std::string(header, 15) == "SQLite format 3";
 }
 
-StoreSource::StoreSource(std::vector<std::string> store_paths) : paths_(std::move(store_paths)) {
+StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning) : paths_(std::move(store_paths)) {
+  const std::string wanted = self_tuning ? "self" : "external";
   for (const auto& path : paths_) {
     if (!is_store_file(path)) throw InputError(path + ": not a study store (SQLite file)");
     StudyStoreOptions options;
     options.create = false;
     StudyStore store(path, options);
+    std::map<std::string, std::string> sweep_of;  // experiment/workload/study_k -> its sweep
+    int64_t other_ruleset = 0;
     for (const auto& study : store.studies()) {
+      if (study.ruleset != wanted) {
+        ++other_ruleset;
+        continue;
+      }
+      const auto [at, fresh] = sweep_of.emplace(study.name(), study.sweep);
+      if (!fresh && at->second != study.sweep) {
+        throw InputError(path + ": two tuning runs with other settings both name their study " + study.name() +
+                         "; scoring them as one submission would mix them: give each run its own name "
+                         "(pacer tune --name), or score them from separate stores");
+      }
       if (std::find(submissions_.begin(), submissions_.end(), study.experiment) == submissions_.end()) {
         submissions_.push_back(study.experiment);
       }
@@ -63,6 +77,11 @@ StoreSource::StoreSource(std::vector<std::string> store_paths) : paths_(std::mov
         for (auto& [name, column] : columns) column.resize(evals.size(), NAN);
         trials_.push_back(std::move(log));
       }
+    }
+    if (other_ruleset > 0) {
+      warnings_.push_back(path + ": " + std::to_string(other_ruleset) + " " + (self_tuning ? "external" : "self") +
+                          "-tuning studies left out (scoring " + wanted + " tuning" +
+                          (self_tuning ? ")" : "; --self-tuning scores them)"));
     }
   }
 }

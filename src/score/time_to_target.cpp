@@ -29,9 +29,14 @@ TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& targe
   const std::vector<double>& times = *trial.column(time);
   TrialTime out;
   for (size_t i = 0; i < values.size(); ++i) {
-    if (std::isnan(values[i]) || !target.reached(values[i])) continue;
+    // An infinite metric is a diverged eval, never one that reaches a target (-inf < any loss).
+    if (!std::isfinite(values[i]) || !target.reached(values[i])) continue;
     if (std::isnan(times[i])) {
       throw InputError(trial.source + ":" + std::to_string(i + 2) + ": empty '" + time + "' at the eval reaching the target");
+    }
+    if (!std::isfinite(times[i]) || times[i] < 0) {
+      throw InputError(trial.source + ":" + std::to_string(i + 2) + ": '" + time + "' is " +
+                       std::to_string(times[i]) + " at the eval reaching the target: not a time or step count");
     }
     out.eval_index = i;
     out.time = times[i];

@@ -165,6 +165,28 @@ TrialRecord read_trial(const SqliteStatement& q) {
   return t;
 }
 
+// Before anything is written: a command that only reads must not turn an empty or foreign file
+// into a store, and nothing may read or append to a damaged one.
+void check_store_file(SqliteDatabase& db, bool create) {
+  auto q = db.prepare("PRAGMA user_version");  // a file that is not SQLite fails here (InputError)
+  q.step();
+  const int64_t version = q.column_int64(0);
+  if (version == 0 && !create) {
+    throw InputError(db.path() + ": not a pacer study store (an empty file or another SQLite database); " +
+                     "pacer tune creates one");
+  }
+  if (version == 0) return;
+  auto check = db.prepare("PRAGMA quick_check(1)");
+  check.step();
+  std::string verdict = check.column_text(0);
+  if (verdict != "ok") {
+    for (auto& c : verdict)
+      if (c == '\n') c = ' ';  // one line
+    throw InputError(db.path() + ": the study store is damaged (SQLite quick_check: " + verdict.substr(0, 200) +
+                     "); restore it from a copy");
+  }
+}
+
 void migrate(SqliteDatabase& db) {
   // WAL lets readers (study show, score) run while workers write; NORMAL sync is durable across
   // process crashes, which is the failure we guard against.
@@ -232,6 +254,7 @@ bool is_terminal(StoredTrialStatus status) {
 StudyStore::StudyStore(const std::string& path, StudyStoreOptions options) : path_(path) {
   if (!options.create && access(path.c_str(), F_OK) != 0) throw InputError(path + ": no such study store");
   db_ = std::make_unique<SqliteDatabase>(path, options.create, options.busy_timeout_ms);
+  check_store_file(*db_, options.create);
   migrate(*db_);
 }
 

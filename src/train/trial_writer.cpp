@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -18,6 +19,34 @@ std::string format_number(double value) {
 }
 
 }  // namespace
+
+void prepare_result_folder(const std::string& dir, ExistingResults existing) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw InputError("--out " + dir + ": is a file, not a folder");
+  }
+  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec) && existing == ExistingResults::refuse) {
+    throw InputError("--out " + dir + ": the folder already holds files (an earlier result?); give --overwrite to " +
+                     "replace Pacer's results there, or --resume to continue a checkpointed run");
+  }
+  if (existing == ExistingResults::overwrite && fs::is_directory(dir, ec)) {
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      const bool ours = name == "trial.json" || name == "hparams.json" || name == "eval_measurements.csv" ||
+                        name == "checkpoint" || name == "checkpoint_best" ||
+                        (name.rfind("meta_data_", 0) == 0 && entry.path().extension() == ".json");
+      if (ours) fs::remove_all(entry.path(), ec);
+    }
+  }
+  try {
+    create_directories(dir);
+    write_file_atomic(dir + "/.pacer_write_check", "");  // unwritable: fail now, not after training
+  } catch (const std::exception& e) {
+    throw InputError("--out " + dir + ": cannot write there: " + e.what());
+  }
+  fs::remove(dir + "/.pacer_write_check", ec);
+}
 
 TrialWriter::TrialWriter(std::string out_dir) : out_dir_(std::move(out_dir)) { create_directories(out_dir_); }
 

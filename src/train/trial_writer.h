@@ -19,6 +19,15 @@
 
 namespace pacer {
 
+// What to do with a result folder that already holds files.
+enum class ExistingResults { refuse, overwrite, resume };
+
+// Before any work: `dir` is created if missing and must be a writable folder. One that already
+// holds files is refused (InputError naming it and the two flags), as AlgoPerf's runner does,
+// unless `resume` (a checkpointed run continues there) or `overwrite` (Pacer's own result files
+// and checkpoints in it are removed first; nothing else is touched).
+void prepare_result_folder(const std::string& dir, ExistingResults existing);
+
 class TrialWriter : public TrialObserver {
  public:
   explicit TrialWriter(std::string out_dir);

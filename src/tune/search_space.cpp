@@ -166,9 +166,9 @@ void validate_search_space(const SearchSpace& space, const std::vector<Hyperpara
   std::string declared;
   for (const auto& s : specs) declared += (declared.empty() ? "" : ", ") + s.name;
   auto check_value = [&](const HyperparameterSpec& spec, double value, const std::string& what) {
-    if (value < spec.min || value > spec.max) {
-      throw InputError(origin + ": '" + spec.name + "': " + what + " " + number_text(value) + " is outside [" +
-                       number_text(spec.min) + ", " + number_text(spec.max) + "] declared by " + algorithm);
+    if (!spec.admits(value)) {
+      throw InputError(origin + ": '" + spec.name + "': " + what + " " + number_text(value) + " is outside " +
+                       spec.range_text() + " declared by " + algorithm);
     }
   };
   for (const auto& name : space.names()) {

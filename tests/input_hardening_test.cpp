@@ -1,0 +1,149 @@
+// Bad input from the command line: every input error is one line `pacer: error: ...` with exit
+// 2, before any work; NaN, infinities, negative seeds and runaway resource counts are refused;
+// earlier results and stores are never overwritten, turned into something else or read damaged;
+// hyperparameters that make an update undefined are out of range.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/hyperparameters.h"
+#include "store/study_store.h"
+#include "support/cli_runner.h"
+
+namespace pacer {
+namespace {
+
+class HardeningCliTest : public testing::CliFixture {
+ protected:
+  // Exit 2 and exactly one line on stderr that starts "pacer: error:" and contains `needle`.
+  void expect_input_error(const std::string& args, const std::string& needle) {
+    const auto r = pacer(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("pacer: error: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
+  }
+  const std::string quick_ = " -w synthetic_regression -a sgd --max-steps 5 --eval-every 5 --threads 1 -q";
+};
+
+TEST_F(HardeningCliTest, NonFiniteNumbersNegativeSeedsAndRunawayCountsAreRefused) {
+  expect_input_error("run" + quick_ + " --budget nan", "not a finite number");
+  expect_input_error("run" + quick_ + " --budget inf", "not a finite number");
+  expect_input_error("tune -w synthetic_regression -a sgd --ruleset self --lease nan --store '" + dir_ + "/s.db'",
+                     "not a finite number");
+  expect_input_error("run" + quick_ + " --seed -1", "negative");
+  expect_input_error("run -w synthetic_regression -a sgd --threads 100000", "--threads");
+  expect_input_error("tune -w synthetic_regression -a sgd --ruleset self --workers 1000 --store '" + dir_ + "/s.db'",
+                     "--workers");
+  expect_input_error("tune -w synthetic_regression -a sgd --ruleset self --studies 5000 --store '" + dir_ + "/s.db'",
+                     "--studies");
+  expect_input_error("tune -w synthetic_regression -a sgd --space spaces/sgd.json --trials 2000000000 --store '" +
+                         dir_ + "/s.db'",
+                     "--trials");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/s.db"));  // nothing was written
+  expect_input_error("probe --stability -w synthetic_regression -a sgd --lr-factor nan", "not a finite number");
+}
+
+TEST_F(HardeningCliTest, UsageErrorsAreOneLineNamingTheCulprit) {
+  expect_input_error("frobnicate", "unknown command 'frobnicate'");
+  expect_input_error("run -w synthetic_regression", "--algorithm");
+  expect_input_error("run" + quick_ + " --max-steps -3", "--max-steps");
+}
+
+TEST_F(HardeningCliTest, RunNeverOverwritesAnEarlierResultUnlessAsked) {
+  const std::string out = dir_ + "/result";
+  ASSERT_EQ(pacer("run" + quick_ + " --out '" + out + "'").code, 0);
+  const std::string first = testing::read_file(out + "/trial.json");
+  expect_input_error("run" + quick_ + " --seed 3 --out '" + out + "'", "--overwrite");
+  EXPECT_EQ(testing::read_file(out + "/trial.json"), first);  // untouched
+  std::ofstream(out + "/notes.txt") << "mine";
+  const auto again = pacer("run" + quick_ + " --seed 3 --overwrite --out '" + out + "'");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(testing::read_file(out + "/trial.json"), first);
+  EXPECT_EQ(testing::read_file(out + "/notes.txt"), "mine");  // only Pacer's own files are replaced
+  std::ofstream(dir_ + "/a_file") << "x";
+  expect_input_error("run" + quick_ + " --out '" + dir_ + "/a_file'", "is a file");
+  expect_input_error("run" + quick_ + " --overwrite --resume --out '" + out + "'", "one of them");
+}
+
+TEST_F(HardeningCliTest, ReadOnlyCommandsNeverTurnAFileIntoAStoreAndDamagedStoresAreRefused) {
+  const std::string empty = dir_ + "/empty.db";
+  std::ofstream(empty).close();
+  expect_input_error("study list '" + empty + "'", "not a pacer study store");
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+  const std::string text = dir_ + "/notes.txt";
+  std::ofstream(text) << "not a database at all, just words";
+  const auto r = pacer("study list '" + text + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(testing::read_file(text), "not a database at all, just words");
+
+  // A real store, then damaged in the middle of its pages: refused by readers and by tune.
+  const std::string store = dir_ + "/tune.db";
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --ruleset self --studies 1 --max-steps 5 --eval-every 5 "
+                  "--threads 1 -q --store '" + store + "'").code, 0);
+  { StudyStore checkpointed(store); }  // closing the last connection folds the WAL into the file
+  const auto size = std::filesystem::file_size(store);
+  ASSERT_GT(size, 8192u);
+  {
+    std::fstream f(store, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096);  // page 2, the studies table's root: its b-tree header and cells
+    const std::string junk(4096, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  const auto damaged = pacer("study list '" + store + "'");
+  EXPECT_EQ(damaged.code, 2) << damaged.out << damaged.err;
+  EXPECT_NE(damaged.err.find(store), std::string::npos) << damaged.err;
+  const auto append = pacer("tune -w synthetic_regression -a sgd --ruleset self --studies 2 --max-steps 5 "
+                            "--eval-every 5 --threads 1 -q --store '" + store + "'");
+  EXPECT_EQ(append.code, 2) << append.err;
+}
+
+TEST_F(HardeningCliTest, ScoringAStoreNeverMixesRulesets) {
+  const std::string store = dir_ + "/tune.db";
+  std::ofstream(dir_ + "/space.json") << R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}})";
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --space '" + dir_ + "/space.json' --studies 1 --trials 1 "
+                  "--max-steps 5 --eval-every 5 --threads 1 -q --store '" + store + "'").code, 0);
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --ruleset self --studies 1 --max-steps 5 --eval-every 5 "
+                  "--threads 1 -q --store '" + store + "'").code, 0);
+  const auto external = pacer("score '" + store + "'");
+  EXPECT_EQ(external.code, 0) << external.err;
+  EXPECT_NE(external.err.find("1 self-tuning studies left out"), std::string::npos) << external.err;
+  const auto self = pacer("score --self-tuning '" + store + "'");
+  EXPECT_EQ(self.code, 0) << self.err;
+  EXPECT_NE(self.err.find("1 external-tuning studies left out"), std::string::npos) << self.err;
+  // The same name for a run with other settings: an error with the way out, not a merge.
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --space '" + dir_ + "/space.json' --studies 1 --trials 1 "
+                  "--max-steps 7 --eval-every 7 --threads 1 -q --store '" + store + "'").code, 0);
+  const auto clash = pacer("score '" + store + "'");
+  EXPECT_EQ(clash.code, 2);
+  EXPECT_NE(clash.err.find("pacer tune --name"), std::string::npos) << clash.err;
+}
+
+TEST(HyperparameterRanges, UndefinedUpdatesAreOutOfRange) {
+  const std::vector<HyperparameterSpec> specs = {{"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
+                                                 {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true}};
+  EXPECT_EQ(specs[0].range_text(), "(0, 1]");
+  EXPECT_EQ(specs[1].range_text(), "[0, 1)");
+  Hyperparameters hp;
+  hp.set("beta2", 1.0);
+  EXPECT_THROW(resolve_hyperparameters(specs, hp, "adamw"), InputError);
+  hp.set("beta2", 0.0);
+  EXPECT_NO_THROW(resolve_hyperparameters(specs, hp, "adamw"));
+  hp.set("one_minus_beta1", 0.0);
+  EXPECT_THROW(resolve_hyperparameters(specs, hp, "adamw"), InputError);
+  hp.set("one_minus_beta1", 1.0);
+  EXPECT_NO_THROW(resolve_hyperparameters(specs, hp, "adamw"));
+}
+
+class UndefinedUpdateCliTest : public testing::CliFixture {};
+
+TEST_F(UndefinedUpdateCliTest, AdamWithBeta2OneIsAnInputErrorNotNaN) {
+  const auto r = pacer("run -w synthetic_regression -a adamw --set beta2=1 --max-steps 5 -q");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("[0, 1)"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacer
