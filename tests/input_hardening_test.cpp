@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/hyperparameters.h"
+#include "core/json_input.h"
 #include "store/study_store.h"
 #include "support/cli_runner.h"
 
@@ -119,6 +120,31 @@ TEST_F(HardeningCliTest, ScoringAStoreNeverMixesRulesets) {
   const auto clash = pacer("score '" + store + "'");
   EXPECT_EQ(clash.code, 2);
   EXPECT_NE(clash.err.find("pacer tune --name"), std::string::npos) << clash.err;
+}
+
+TEST(JsonInput, NestingAndSizeLimitsBeforeParsing) {
+  EXPECT_NO_THROW(check_json_input(R"({"a": [[1, 2], {"b": "[[[[{{{{"}]})", "x.json"));  // brackets in strings do not count
+  std::string deep(65, '[');
+  deep += std::string(65, ']');
+  try {
+    check_json_input(deep, "deep.json");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "deep.json: the JSON document is nested deeper than 64 levels");
+  }
+  EXPECT_NO_THROW(check_json_input(std::string(64, '[') + std::string(64, ']'), "ok.json"));
+  EXPECT_THROW(check_json_input(std::string(100, ' '), "big.json", JsonLimits{64, 99}), InputError);
+}
+
+TEST_F(HardeningCliTest, DeeplyNestedJsonIsAnInputErrorNotACrash) {
+  std::string deep;
+  for (int i = 0; i < 200000; ++i) deep += "{\"a\":";
+  deep += "1" + std::string(200000, '}');
+  std::ofstream(dir_ + "/deep.json") << deep;
+  expect_input_error("run" + quick_ + " --hparams '" + dir_ + "/deep.json'", "nested deeper than 64 levels");
+  expect_input_error("tune -w synthetic_regression -a sgd --space '" + dir_ + "/deep.json' --store '" + dir_ +
+                         "/s.db'",
+                     "nested deeper than 64 levels");
 }
 
 TEST(HyperparameterRanges, UndefinedUpdatesAreOutOfRange) {

@@ -385,6 +385,23 @@ TEST_F(ScoreCliTest, ReferenceLayoutV05HeldOutVariantCutsTheBase) {
   EXPECT_NE(csv.find("b,wmt,bleu,max,30.8491,3,3,165,150;165;inf,inf,inf,0,"), std::string::npos) << csv;
 }
 
+TEST_F(ScoreCliTest, StrayTrialFoldersWithoutAWorkloadAreSkippedWithOneWarning) {
+  // As in the published AlgoPerf v0.5 tree: study_k/trial_j folders outside any workload folder.
+  write_reference_tree();
+  const std::string clean = dir_ + "/clean";
+  ASSERT_EQ(pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + clean + "'").code, 0);
+  for (int k = 0; k < 2; ++k) {
+    const fs::path stray = fs::path(dir_) / "a" / ("study_" + std::to_string(k)) / "trial_7";
+    fs::create_directories(stray);
+    std::ofstream(stray / "eval_measurements.csv") << "global_step,score,validation/bleu\n1,1,99\n";
+  }
+  const std::string out = dir_ + "/board";
+  const auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("skipped 2 eval_measurements.csv without a workload"), std::string::npos) << r.err;
+  EXPECT_EQ(scores(out)["submissions"], scores(clean)["submissions"]);  // as if they were not there
+}
+
 TEST_F(ScoreCliTest, SameTreeUnderV06IgnoresVariantsAndStepsGiveTheSameRatios) {
   write_reference_tree();
   auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --out '" + dir_ + "/v06'");

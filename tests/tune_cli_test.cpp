@@ -9,8 +9,10 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <thread>
 
+#include "core/error.h"
 #include "store/study_store.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
@@ -54,7 +56,13 @@ class TuneCliTest : public testing::CliFixture {
     if (!std::filesystem::exists(store_)) return s;
     StudyStoreOptions options;
     options.create = false;
-    StudyStore store(store_, options);
+    std::unique_ptr<StudyStore> opened;
+    try {
+      opened = std::make_unique<StudyStore>(store_, options);
+    } catch (const InputError&) {
+      return s;  // the file exists but its schema is not written yet: not a store yet
+    }
+    StudyStore& store = *opened;
     for (const auto& study : store.studies()) {
       for (const auto& t : store.trials(study.id)) {
         s.trials[t.id] = t;

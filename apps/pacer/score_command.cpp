@@ -48,7 +48,9 @@ Action add_score_command(CLI::App& app) {
     CombinedSource source;
     if (!folders.empty()) {
       LogTreeSource logs(folders);
-      source.add(logs.trials(), logs.submissions());
+      auto trials = logs.trials();
+      for (const auto& w : logs.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+      source.add(std::move(trials), logs.submissions());
     }
     if (!stores.empty()) {
       StoreSource store(stores, a->options.self_tuning);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "workloads/registry.h"
 
 namespace pacer {
@@ -39,6 +40,7 @@ std::string sweep_list(const std::vector<StudyRecord>& all) {
 // Numbers of a JSON object, in order; booleans read as 0/1, anything else is left out.
 std::vector<std::pair<std::string, double>> numbers_of(const std::string& text) {
   std::vector<std::pair<std::string, double>> out;
+  check_json_input(text, "study store");
   const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
   if (!j.is_object()) return out;
   for (const auto& [key, value] : j.items()) {

@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace pacer {
 
@@ -15,6 +16,7 @@ Hyperparameters Hyperparameters::from_json_file(const std::string& path) {
 }
 
 Hyperparameters Hyperparameters::from_json_text(const std::string& text, const std::string& origin) {
+  check_json_input(text, origin);
   nlohmann::ordered_json doc;
   try {
     doc = nlohmann::ordered_json::parse(text);

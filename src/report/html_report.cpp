@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/format.h"
 #include "report/score_charts.h"
 #include "report/svg_chart.h"
@@ -53,7 +54,9 @@ std::string render_report_html(const std::string& dir) {
   }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_text_file(scores_path));
+    const std::string text = read_text_file(scores_path);
+    check_json_input(text, scores_path);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(scores_path + ": not valid JSON: " + e.what());
   }

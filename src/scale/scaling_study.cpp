@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/format.h"
 #include "scale/scale_experiment.h"
 #include "scale/scaling_page.h"
@@ -213,6 +214,7 @@ std::optional<T> optional_of(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 ScalingReport scaling_report_from_json(const std::string& text, const std::string& origin) {
+  check_json_input(text, origin);
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) throw InputError(origin + ": not valid JSON");
   ScalingReport report;

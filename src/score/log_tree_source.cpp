@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 #include "score/eval_csv.h"
 
 namespace pacer {
@@ -30,7 +31,9 @@ std::string workload_from_meta(const fs::path& folder) {
   std::sort(metas.begin(), metas.end());
   for (const auto& meta : metas) {
     try {
-      const auto j = nlohmann::json::parse(read_text_file(meta.string()));
+      const std::string text = read_text_file(meta.string());
+      check_json_input(text, meta.string());
+      const auto j = nlohmann::json::parse(text);
       if (j.contains("workload.name") && j["workload.name"].is_string()) return j["workload.name"];
     } catch (const nlohmann::json::exception& e) {
       throw InputError(meta.string() + ": not valid JSON: " + e.what());
@@ -68,7 +71,9 @@ std::vector<std::string> LogTreeSource::submissions() const { return names_; }
 
 std::vector<TrialLog> LogTreeSource::trials() const {
   std::vector<TrialLog> out;
+  warnings_.clear();
   for (size_t s = 0; s < dirs_.size(); ++s) {
+    std::vector<std::string> no_workload;
     std::vector<fs::path> files;
     for (auto it = fs::recursive_directory_iterator(dirs_[s], fs::directory_options::follow_directory_symlink);
          it != fs::recursive_directory_iterator(); ++it) {
@@ -90,11 +95,17 @@ std::vector<TrialLog> LogTreeSource::trials() const {
       }
       if (t.workload.empty()) t.workload = workload_from_meta(file.parent_path());
       if (t.workload.empty()) {
-        throw InputError(t.source + ": cannot tell the workload: no <workload>_<framework> folder on its path "
-                         "and no meta_data_*.json with \"workload.name\" beside it");
+        no_workload.push_back(t.source);
+        continue;
       }
       parse_eval_csv(read_text_file(t.source), t.source, t);
       out.push_back(std::move(t));
+    }
+    if (!no_workload.empty()) {
+      warnings_.push_back(dirs_[s] + ": skipped " + std::to_string(no_workload.size()) +
+                          " eval_measurements.csv without a workload (no <workload>_<framework> folder on the path, "
+                          "no meta_data_*.json naming it; the reference scorer skips them too), e.g. " +
+                          no_workload.front());
     }
   }
   return out;

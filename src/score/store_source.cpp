@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "store/study_store.h"
 
 namespace pacer {
@@ -63,6 +64,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
         }
         // Metric columns: the union over rows; a metric missing from a row is NaN there.
         for (size_t row = 0; row < evals.size(); ++row) {
+          check_json_input(evals[row].metrics_json, log.source + ": eval " + std::to_string(row));
           const auto metrics = nlohmann::json::parse(evals[row].metrics_json, nullptr, false);
           if (!metrics.is_object()) {
             log.problem = log.source + ": eval " + std::to_string(row) + " has malformed metrics";

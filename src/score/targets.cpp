@@ -4,6 +4,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 #include "workloads/registry.h"
 
 namespace pacer {
@@ -79,7 +80,9 @@ TargetTable TargetTable::builtin(const RulesPreset& rules) {
 void TargetTable::override_from_file(const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_text_file(path));
+    const std::string text = read_text_file(path);
+    check_json_input(text, path);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": not valid JSON: " + e.what());
   }

@@ -168,9 +168,14 @@ TrialRecord read_trial(const SqliteStatement& q) {
 // Before anything is written: a command that only reads must not turn an empty or foreign file
 // into a store, and nothing may read or append to a damaged one.
 void check_store_file(SqliteDatabase& db, bool create) {
-  auto q = db.prepare("PRAGMA user_version");  // a file that is not SQLite fails here (InputError)
-  q.step();
-  const int64_t version = q.column_int64(0);
+  int64_t version = 0;
+  try {
+    auto q = db.prepare("PRAGMA user_version");  // a file that is not SQLite fails here
+    q.step();
+    version = q.column_int64(0);
+  } catch (const InputError& e) {
+    throw InputError(db.path() + ": not a pacer study store (" + e.what() + ")");
+  }
   if (version == 0 && !create) {
     throw InputError(db.path() + ": not a pacer study store (an empty file or another SQLite database); " +
                      "pacer tune creates one");

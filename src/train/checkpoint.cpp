@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace pacer {
 namespace {
@@ -98,6 +99,7 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
   if (!in) throw InputError("checkpoint: " + state_path.string() + " is missing");
   std::stringstream text;
   text << in.rdbuf();
+  check_json_input(text.str(), "checkpoint: " + state_path.string());
   const auto j = nlohmann::json::parse(text.str(), nullptr, false);
   if (!j.is_object()) throw InputError("checkpoint: " + state_path.string() + " is not valid JSON");
   CheckpointState s;

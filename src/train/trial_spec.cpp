@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace pacer {
 
@@ -61,6 +62,7 @@ std::string TrialSpec::to_json() const {
 }
 
 TrialSpec TrialSpec::from_json(const std::string& text) {
+  check_json_input(text, "study store: trial settings");
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) throw Error("study store: malformed trial settings: " + text);
   TrialSpec s;

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace pacer {
 namespace {
@@ -103,6 +104,7 @@ std::vector<std::string> SearchSpace::names() const {
 }
 
 SearchSpace SearchSpace::from_json_text(const std::string& text, const std::string& origin) {
+  check_json_input(text, origin);
   ordered_json doc;
   try {
     doc = ordered_json::parse(text);
