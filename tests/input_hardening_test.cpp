@@ -122,6 +122,28 @@ TEST_F(HardeningCliTest, ScoringAStoreNeverMixesRulesets) {
   EXPECT_NE(clash.err.find("pacer tune --name"), std::string::npos) << clash.err;
 }
 
+TEST_F(HardeningCliTest, StudyDeleteAsksForYesThenRemovesTheStudy) {
+  const std::string store = dir_ + "/tune.db";
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --ruleset self --studies 2 --max-steps 5 --eval-every 5 "
+                  "--threads 1 -q --store '" + store + "'").code, 0);
+  expect_input_error("study delete '" + store + "' sgd/synthetic_regression/study_2", "give --yes");
+  const auto r = pacer("study delete '" + store + "' sgd/synthetic_regression/study_2 --yes");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("deleted 1 studies (sgd/synthetic_regression/study_2) and their 1 trials"), std::string::npos)
+      << r.out;
+  const auto list = pacer("study show '" + store + "' --json");
+  EXPECT_EQ(list.out.find("study_2"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("study_1"), std::string::npos) << list.out;
+  expect_input_error("study delete '" + store + "' nosuch --yes", "no study matches 'nosuch'");
+}
+
+TEST_F(HardeningCliTest, AScalingGoalOnAMetricTheWorkloadLacksIsAnInputError) {
+  expect_input_error("scale -w synthetic_regression -a sgd --batch-sizes 16,32 --max-steps 50 --metric validation/bleu "
+                     "--store '" + dir_ + "/scale.db'",
+                     "reports no 'bleu' (its metrics: loss)");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
+}
+
 TEST(JsonInput, NestingAndSizeLimitsBeforeParsing) {
   EXPECT_NO_THROW(check_json_input(R"({"a": [[1, 2], {"b": "[[[[{{{{"}]})", "x.json"));  // brackets in strings do not count
   std::string deep(65, '[');

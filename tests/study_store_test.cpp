@@ -123,6 +123,27 @@ TEST_F(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_FALSE(store.claim_trial(ids, me, 60).has_value());  // t2 is leased
 }
 
+TEST_F(StudyStoreTest, DeleteRemovesStudiesTrialsAndEvalsButNotARunningOne) {
+  StudyStore store(path_);
+  auto studies = store.ensure_studies({definition(1, 2), definition(2, 2)}, factory());
+  const std::string me = StudyStore::make_owner_id();
+  auto t = store.claim_trial({studies[0].id}, me, 60);
+  ASSERT_TRUE(t.has_value());
+  StoredEval e;
+  e.metrics_json = "{}";
+  store.record_eval(t->id, me, t->attempts, e);
+  // A trial under a live lease: refused, and nothing is removed (one transaction).
+  EXPECT_THROW(store.delete_studies({studies[1].id, studies[0].id}), InputError);
+  EXPECT_EQ(store.studies().size(), 2u);
+  EXPECT_EQ(store.delete_studies({studies[1].id}), 2);
+  ASSERT_EQ(store.studies().size(), 1u);
+  EXPECT_EQ(store.delete_studies({studies[0].id}, /*even_running=*/true), 2);
+  EXPECT_TRUE(store.studies().empty());
+  EXPECT_TRUE(store.evals(t->id).empty());
+  // The same definitions plan the studies again.
+  EXPECT_EQ(store.ensure_studies({definition(1, 2)}, factory()).size(), 1u);
+}
+
 TEST_F(StudyStoreTest, ConcurrentClaimsNeverShareATrial) {
   {
     StudyStore store(path_);

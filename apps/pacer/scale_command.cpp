@@ -1,6 +1,7 @@
 // pacer scale: a batch-size scaling study. For each algorithm and batch size, a quasi-random
 // tuning study with a fixed step budget goes to the study store; steps-to-result per batch size,
 // regimes, the critical-batch-size fit and the gradient noise scale come back from the store.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -150,6 +151,19 @@ Action add_scale_command(CLI::App& app) {
                      a->goal.value_or(spec.validation_target), spec.higher_is_better};
     if (!a->metric.empty() && a->metric.find('/') == std::string::npos) goal.metric = "validation/" + a->metric;
     const EvalSplit goal_split = parse_eval_split(goal.metric.substr(0, goal.metric.find('/')));
+    if (!spec.metrics.empty()) {  // a metric the workload never reports would read "never" everywhere
+      const std::string name = goal.metric.substr(goal.metric.find('/') + 1);
+      std::vector<std::string> valid = spec.metrics;
+      if (goal_split == EvalSplit::train) {
+        for (const char* probe : {"grad_norm", "grad_norm_mean", "grad_norm_max", "noise_scale"}) valid.push_back(probe);
+      }
+      if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+        std::string names;
+        for (const auto& v : valid) names += (names.empty() ? "" : ", ") + v;
+        throw InputError("--metric " + goal.metric + ": workload " + a->workload + " reports no '" + name +
+                         "' (its metrics: " + names + ")");
+      }
+    }
     if (a->noise_scale == 1) throw InputError("--noise-scale needs at least 2 shards");
     if (a->noise_scale > 0) {
       for (int64_t b : batch_sizes) {

@@ -14,7 +14,7 @@ namespace {
 
 struct StudyArgs {
   std::string store, study;
-  bool json = false;
+  bool json = false, yes = false, force = false;
 };
 
 StudyStore open_existing(const std::string& path) {
@@ -117,9 +117,31 @@ Action add_study_command(CLI::App& app) {
   show->add_option("store", a->store, "Study store (SQLite file)")->required();
   show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
   show->add_flag("--json", a->json, "Machine-readable output");
+  auto* remove = app.add_subcommand("delete", "Delete studies with their trials and evals (asks for --yes)");
+  remove->add_option("store", a->store, "Study store (SQLite file)")->required();
+  remove->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix")->required();
+  remove->add_flag("--yes", a->yes, "Really delete (without it: say what would be deleted, exit 2)");
+  remove->add_flag("--force", a->force, "Also delete studies with a trial a worker is running");
 
-  return [a, list, show]() -> int {
+  return [a, list, show, remove]() -> int {
     StudyStore store = open_existing(a->store);
+    if (remove->parsed()) {
+      const auto chosen = select_studies(store.studies(), a->study);
+      std::vector<int64_t> ids;
+      std::string names;
+      for (const auto& s : chosen) {
+        ids.push_back(s.id);
+        names += (names.empty() ? "" : ", ") + s.name();
+      }
+      if (!a->yes) {
+        throw InputError("would delete " + std::to_string(ids.size()) + " studies (" + names +
+                         ") with their trials and evals; give --yes to delete them");
+      }
+      const int64_t trials = store.delete_studies(ids, a->force);
+      std::printf("deleted %zu studies (%s) and their %lld trials from %s\n", ids.size(), names.c_str(),
+                  static_cast<long long>(trials), a->store.c_str());
+      return 0;
+    }
     const auto studies = select_studies(store.studies(), show->parsed() ? a->study : "");
     const auto sweeps = summarize_studies(store, studies);
     if (a->json) {

@@ -515,6 +515,35 @@ std::vector<StoredEval> StudyStore::evals(int64_t trial_id, std::optional<int> a
   return out;
 }
 
+int64_t StudyStore::delete_studies(const std::vector<int64_t>& study_ids, bool even_running) {
+  ImmediateTransaction tx(*db_);
+  int64_t trials = 0;
+  for (int64_t id : study_ids) {
+    if (!even_running) {
+      auto live = db_->prepare("SELECT count(*) FROM trials WHERE study_id = ? AND status = 'running' AND lease_expires > ?");
+      live.bind(1, id);
+      live.bind(2, wall_now());
+      live.step();
+      if (live.column_int64(0) > 0) {
+        throw InputError(path_ + ": study " + std::to_string(id) + " has a trial a worker is running (its lease is live); " +
+                         "stop the worker first, or delete anyway with --force");
+      }
+    }
+    auto evals = db_->prepare("DELETE FROM evals WHERE trial_id IN (SELECT id FROM trials WHERE study_id = ?)");
+    evals.bind(1, id);
+    evals.step();
+    auto gone = db_->prepare("DELETE FROM trials WHERE study_id = ?");
+    gone.bind(1, id);
+    gone.step();
+    trials += db_->changes();
+    auto study = db_->prepare("DELETE FROM studies WHERE id = ?");
+    study.bind(1, id);
+    study.step();
+  }
+  tx.commit();
+  return trials;
+}
+
 StudyProgress StudyStore::progress(const std::vector<int64_t>& study_ids) const {
   StudyProgress p;
   if (study_ids.empty()) return p;

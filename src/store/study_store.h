@@ -145,6 +145,11 @@ class StudyStore {
   std::vector<StoredEval> evals(int64_t trial_id, std::optional<int> attempt = std::nullopt) const;
   StudyProgress progress(const std::vector<int64_t>& study_ids) const;
 
+  // Removes these studies with their trials and evals, in one transaction (all or nothing).
+  // InputError, and nothing removed, when one of them has a trial running under a live lease
+  // (a worker is on it) unless `even_running`. Returns the number of trials removed.
+  int64_t delete_studies(const std::vector<int64_t>& study_ids, bool even_running = false);
+
   // "host/pid/nonce": identifies this process as a lease owner.
   static std::string make_owner_id();
 

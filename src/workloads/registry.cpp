@@ -273,6 +273,14 @@ std::vector<Registration> build_catalog() {
                [](const WorkloadSpec& s, const WorkloadOptions&) {
                  return std::make_unique<SyntheticRegressionWorkload>(s, SyntheticRegressionOptions{});
                }});
+  // What each kind of workload's evaluate() reports, so a goal on another metric is an input error.
+  for (auto& entry : r) {
+    const std::string& m = entry.spec.modality;
+    if (m == "image classification") entry.spec.metrics = {"accuracy", "loss"};
+    else if (m == "language modelling") entry.spec.metrics = {"loss", "bits_per_byte", "perplexity", "accuracy"};
+    else if (m == "image reconstruction") entry.spec.metrics = {"ssim", "loss"};
+    else if (m == "regression") entry.spec.metrics = {"loss"};
+  }
   return r;
 }
 

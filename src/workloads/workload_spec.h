@@ -30,6 +30,7 @@ struct WorkloadSpec {
   int64_t reference_batch_size = 0;  // the batch size the baselines use
   std::string targets_source;        // where the targets came from (docs/targets.md)
   std::vector<WorkloadOptionSpec> options;  // tunable model options (workloads/workload_options.h)
+  std::vector<std::string> metrics;  // what each eval split reports (without "validation/"); empty: undeclared
 
   bool is_variant() const { return !base_workload.empty(); }
   const WorkloadOptionSpec* option(const std::string& option_name) const;  // null: not declared
