@@ -402,6 +402,24 @@ TEST_F(ScoreCliTest, StrayTrialFoldersWithoutAWorkloadAreSkippedWithOneWarning) 
   EXPECT_EQ(scores(out)["submissions"], scores(clean)["submissions"]);  // as if they were not there
 }
 
+TEST_F(ScoreCliTest, LogsOfUndrawnVariantsAreSkippedWithOneWarningEach) {
+  // As in the published v0.5 tree: logs of a variant that was not drawn as held-out (no target).
+  write_reference_tree();
+  const std::string clean = dir_ + "/clean";
+  ASSERT_EQ(pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + clean + "'").code, 0);
+  for (int k = 0; k < 3; ++k) write_trial("a", k, "ogbg_gelu_jax", "mean_average_precision", 0.28, true, 10);
+  const std::string out = dir_ + "/board";
+  const auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 trial logs of 'ogbg_gelu' skipped: a variant without a target"), std::string::npos) << r.err;
+  EXPECT_EQ(scores(out)["submissions"], scores(clean)["submissions"]);
+  // A workload that is nobody's variant is still an error naming it.
+  write_trial("a", 0, "mystery_jax", "accuracy", 0.5, true, 10);
+  const auto bad = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("mystery"), std::string::npos) << bad.err;
+}
+
 TEST_F(ScoreCliTest, SameTreeUnderV06IgnoresVariantsAndStepsGiveTheSameRatios) {
   write_reference_tree();
   auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --out '" + dir_ + "/v06'");
