@@ -11,6 +11,7 @@
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "runtime/torch_runtime.h"
 #include "train/trial_runner.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -72,7 +73,6 @@ StabilityRun run_one(const ProbeContext& c, double lr, int64_t warmup_steps, dou
   t.spec.stop_at_targets = false;
   t.spec.time_budget = 1e9;
   t.spec.batch_size = c.options.batch_size;
-  t.spec.workload_options = c.options.workload_options;
   t.observers.push_back(std::make_shared<StepRecorder>(run));
   auto algorithm = create_algorithm(c.algorithm);
   const TrialResult result = run_trial(c.workload, *algorithm, hp, t);
@@ -130,7 +130,7 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
   StabilityProbeReport r;
   r.workload = workload_name;
   r.algorithm = algorithm_name;
-  r.device = o.device;
+  r.device = resolve_device(o.device).str();  // what ran, not "auto"
   r.steps = o.steps;
   r.step_hint = workload->spec().step_hint;
   r.batch_size = o.batch_size ? *o.batch_size : create_algorithm(algorithm_name)->batch_size(workload->spec());
