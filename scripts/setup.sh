@@ -14,6 +14,11 @@ packages=(
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
 )
 
+# `make fuzz` also needs clang and its libFuzzer runtime: ./scripts/setup.sh --fuzz
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
+
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 

@@ -144,6 +144,18 @@ TEST_F(HardeningCliTest, AScalingGoalOnAMetricTheWorkloadLacksIsAnInputError) {
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
 }
 
+TEST_F(HardeningCliTest, ScalingBatchSizesBeyondTheDataAndContradictoryThresholdsAreRefusedBeforeAnyWork) {
+  // synthetic_regression trains on 8192 examples: 16384 cannot be filled (it used to fail only
+  // when its turn came, after the smaller batch sizes had trained).
+  expect_input_error("scale -w synthetic_regression -a sgd --batch-sizes 16:16384 --max-steps 50 --store '" + dir_ +
+                         "/scale.db'",
+                     "--batch-sizes: 16384 is larger than synthetic_regression's training set");
+  expect_input_error("scale -w synthetic_regression -a sgd --batch-sizes 16,32 --max-steps 50 --perfect-threshold 0.2 "
+                     "--maximal-threshold 0.5 --store '" + dir_ + "/scale.db'",
+                     "contradict each other: need 0 <= maximal < perfect");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
+}
+
 TEST(JsonInput, NestingAndSizeLimitsBeforeParsing) {
   EXPECT_NO_THROW(check_json_input(R"({"a": [[1, 2], {"b": "[[[[{{{{"}]})", "x.json"));  // brackets in strings do not count
   std::string deep(65, '[');

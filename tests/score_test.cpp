@@ -411,13 +411,106 @@ TEST_F(ScoreCliTest, LogsOfUndrawnVariantsAreSkippedWithOneWarningEach) {
   const std::string out = dir_ + "/board";
   const auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + out + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("3 trial logs of 'ogbg_gelu' skipped: a variant without a target"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("3 trial logs of 'ogbg_gelu' skipped: a v0.5 variant not drawn as a held-out workload"),
+            std::string::npos) << r.err;
   EXPECT_EQ(scores(out)["submissions"], scores(clean)["submissions"]);
+  // A variant no targets file knows is skipped as well; finewebedu_lm is not a v0.5 workload.
+  write_trial("a", 0, "ogbg_newvariant_jax", "mean_average_precision", 0.28, true, 10);
+  write_trial("b", 0, "finewebedu_lm_jax", "ppl", 22.2995, false, 10);
+  const auto more = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + out + "2'");
+  ASSERT_EQ(more.code, 0) << more.err;
+  EXPECT_NE(more.err.find("1 trial logs of 'ogbg_newvariant' skipped: a variant without a target"), std::string::npos);
+  EXPECT_NE(more.err.find("1 trial logs of 'finewebedu_lm' skipped: not a workload of the v0.5 benchmark"),
+            std::string::npos) << more.err;
+  EXPECT_EQ(scores(out + "2")["submissions"], scores(clean)["submissions"]);
   // A workload that is nobody's variant is still an error naming it.
   write_trial("a", 0, "mystery_jax", "accuracy", 0.5, true, 10);
   const auto bad = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("mystery"), std::string::npos) << bad.err;
+}
+
+TEST_F(ScoreCliTest, ReferenceTargetsFileFormatIsReadAndItsListsDecideWhatIsScored) {
+  // The frozen targets file of mlcommons/submissions_algorithms scoring/ (workload_targets_v05.json),
+  // cut down: two bases, one drawn held-out variant, one variant that was not drawn.
+  write_reference_tree();
+  for (int k = 0; k < 3; ++k) write_trial("a", k, "ogbg_gelu_jax", "mean_average_precision", 0.27771, true, 10);
+  const std::string clean = dir_ + "/clean";
+  ASSERT_EQ(pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --out '" + clean + "'").code, 0);
+  auto entry = [](const char* metric, const char* goal, double target) {
+    return nlohmann::json{{"target_metric_name", metric}, {"target_metric_goal", goal},
+                          {"validation_target_value", target}, {"step_hint", 1000}};
+  };
+  nlohmann::json file = {{"_comment", "frozen targets"},
+                         {"benchmark_version", "0.5"},
+                         {"base_workloads", {"ogbg", "wmt"}},
+                         {"held_out_workloads", {"wmt_glu_tanh"}},
+                         {"workloads",
+                          {{"wmt", entry("bleu", "maximize", 30.8491)},
+                           {"wmt_glu_tanh", entry("bleu", "maximize", 29.5779)},
+                           {"ogbg", entry("mean_average_precision", "maximize", 0.28098)},
+                           {"ogbg_gelu", entry("mean_average_precision", "maximize", 0.27771)}}}};
+  const std::string targets = dir_ + "/workload_targets_v05.json";
+  std::ofstream(targets) << file.dump(2);
+  const std::string out = dir_ + "/board";
+  auto r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --targets '" + targets + "' --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 trial logs of 'ogbg_gelu' skipped: not among the base or held-out workloads"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(scores(out)["submissions"], scores(clean)["submissions"]);  // same targets, same scores
+
+  // A harder wmt target in the file changes the result: nobody reaches 31 bleu.
+  file["workloads"]["wmt"]["validation_target_value"] = 31.0;
+  std::ofstream(targets) << file.dump(2);
+  r = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --targets '" + targets + "' --out '" + out +
+            "2'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(submission(scores(out + "2"), "a")["workloads"]["wmt"]["time"].is_number());
+
+  // Contradictions are input errors naming the file: the version against --rules, a listed
+  // workload without an entry, a goal that is not one.
+  auto refused = [&](const nlohmann::json& bad, const std::string& rules, const std::string& expected) {
+    std::ofstream(targets) << bad.dump();
+    const auto e = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules " + rules + " --targets '" + targets + "'");
+    EXPECT_EQ(e.code, 2) << bad.dump();
+    EXPECT_NE(e.err.find(expected), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find("workload_targets_v05.json"), std::string::npos) << e.err;
+  };
+  refused(file, "v0.6", "benchmark version 0.5, but the rules are v0.6: add --rules v0.5");
+  nlohmann::json missing = file;
+  missing["held_out_workloads"] = {"ogbg_model_size"};
+  refused(missing, "v0.5", "'ogbg_model_size' is listed but has no entry");
+  nlohmann::json goal = file;
+  goal["workloads"]["ogbg"]["target_metric_goal"] = "up";
+  refused(goal, "v0.5", "\"target_metric_goal\" must be \"maximize\" or \"minimize\"");
+}
+
+TEST(BuiltinTargets, CoverEveryWorkloadOfTheReferenceTargetsFiles) {
+  // Every entry of workload_targets_v05.json / workload_targets.json (submissions_algorithms scoring/).
+  const auto v05 = pacer::TargetTable::builtin(pacer::rules_preset("v0.5"));
+  const auto v06 = pacer::TargetTable::builtin(pacer::rules_preset("v0.6"));
+  for (const char* name :
+       {"cifar", "criteo1tb", "criteo1tb_test", "criteo1tb_layernorm", "criteo1tb_embed_init", "criteo1tb_resnet",
+        "fastmri", "fastmri_model_size", "fastmri_tanh", "fastmri_layernorm", "imagenet_resnet",
+        "imagenet_resnet_silu", "imagenet_resnet_gelu", "imagenet_resnet_large_bn_init", "imagenet_vit",
+        "imagenet_vit_glu", "imagenet_vit_post_ln", "imagenet_vit_map", "librispeech_conformer",
+        "librispeech_conformer_attention_temperature", "librispeech_conformer_layernorm",
+        "librispeech_conformer_gelu", "librispeech_deepspeech", "librispeech_deepspeech_tanh",
+        "librispeech_deepspeech_no_resnet", "librispeech_deepspeech_norm_and_spec_aug", "finewebedu_lm", "mnist",
+        "ogbg", "ogbg_gelu", "ogbg_silu", "ogbg_model_size", "wmt", "wmt_post_ln", "wmt_attention_temp",
+        "wmt_glu_tanh"}) {
+    ASSERT_NE(v05.find(name), nullptr) << name;
+    EXPECT_GT(v06.at(name).budget_sec, 0) << name;
+  }
+  EXPECT_DOUBLE_EQ(v06.at("finewebedu_lm").validation_target, 22.2995);
+  EXPECT_FALSE(v06.at("finewebedu_lm").higher_is_better);
+  EXPECT_DOUBLE_EQ(v06.at("finewebedu_lm").budget_sec, 31967);
+  EXPECT_TRUE(v06.at("finewebedu_lm").out_of_rules.empty());
+  EXPECT_FALSE(v05.at("finewebedu_lm").out_of_rules.empty());
+  EXPECT_EQ(v05.at("imagenet_vit_map").base_workload, "imagenet_vit");
+  EXPECT_FALSE(v05.at("imagenet_vit_map").out_of_rules.empty());   // not drawn in v0.5
+  EXPECT_TRUE(v05.at("imagenet_resnet_large_bn_init").out_of_rules.empty());  // drawn
+  EXPECT_DOUBLE_EQ(v05.at("librispeech_deepspeech_tanh").validation_target, 0.150883);
 }
 
 TEST_F(ScoreCliTest, SameTreeUnderV06IgnoresVariantsAndStepsGiveTheSameRatios) {

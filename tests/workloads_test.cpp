@@ -158,7 +158,9 @@ TEST(Kspace, MaskKeepsTheLowFrequencyBandAndAQuarterOfTheColumns) {
 class FortunesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pacer_fortunes_" + std::to_string(::getpid()));
+    // One folder per test: load_fortunes_corpus caches by folder for the process's lifetime.
+    dir_ = fs::temp_directory_path() / ("pacer_fortunes_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

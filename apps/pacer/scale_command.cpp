@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "dist/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
 #include "scale/eval_schedule.h"
@@ -140,12 +141,28 @@ Action add_scale_command(CLI::App& app) {
     }
     const std::vector<int64_t> batch_sizes = parse_batch_sizes(a->batch_sizes);
     if ((a->max_steps > 0) == (a->epochs > 0)) throw InputError("give the step budget as --max-steps or --epochs (one of them)");
-    int64_t budget = a->max_steps;
-    if (a->epochs > 0) {
+    if (!(a->maximal >= 0) || !(a->perfect > a->maximal)) {
+      throw InputError("--perfect-threshold " + format_double("%g", a->perfect) + " and --maximal-threshold " +
+                       format_double("%g", a->maximal) + " contradict each other: need 0 <= maximal < perfect");
+    }
+    // A batch size the training set cannot fill is refused before any study is written (it used
+    // to fail trial by trial, after the smaller batch sizes had trained).
+    int64_t train_size = 0;
+    {
       auto workload = create_workload(a->workload);
       workload->load({a->data_dir, resolve_device(a->device)});
-      const double n = static_cast<double>(workload->dataset(EvalSplit::train).size());
-      budget = static_cast<int64_t>(std::ceil(a->epochs * n / static_cast<double>(batch_sizes.front())));
+      train_size = workload->dataset(EvalSplit::train).size();
+    }
+    for (int64_t b : batch_sizes) {
+      if (b > train_size) {
+        throw InputError("--batch-sizes: " + std::to_string(b) + " is larger than " + a->workload +
+                         "'s training set (" + std::to_string(train_size) + " examples)");
+      }
+    }
+    int64_t budget = a->max_steps;
+    if (a->epochs > 0) {
+      budget = static_cast<int64_t>(
+          std::ceil(a->epochs * static_cast<double>(train_size) / static_cast<double>(batch_sizes.front())));
     }
     ScalingGoal goal{a->metric.empty() ? "validation/" + spec.target_metric : a->metric,
                      a->goal.value_or(spec.validation_target), spec.higher_is_better};

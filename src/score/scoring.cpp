@@ -79,25 +79,36 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
   TargetTable table = TargetTable::builtin(result.rules);
   if (!options.targets_file.empty()) table.override_from_file(options.targets_file);
 
-  // Logs of a variant the targets do not know (in the published v0.5 tree: variants that were not
-  // drawn as held-out workloads) are skipped, as the reference scorer skips them: a workload with
-  // no target whose name extends a known base workload's ("criteo1tb_layernorm").
-  std::map<std::string, size_t> undrawn;
+  for (const auto& w : table.warnings()) result.warnings.push_back(w);
+
+  // Logs of workloads these rules do not score are skipped, as the reference scorer skips them
+  // (in the published v0.5 tree: variants not drawn as held-out workloads), and so are logs of an
+  // unknown workload whose name extends a known base workload's ("ogbg_newvariant").
+  std::map<std::string, std::pair<size_t, std::string>> skipped;
   std::vector<TrialLog> trials = all_trials;
   trials.erase(std::remove_if(trials.begin(), trials.end(),
                               [&](const TrialLog& t) {
-                                if (table.find(t.workload)) return false;
+                                auto skip = [&](const std::string& reason) {
+                                  auto& entry = skipped[t.workload];
+                                  ++entry.first;
+                                  entry.second = reason;
+                                  return true;
+                                };
+                                if (const ScoringTarget* known = table.find(t.workload)) {
+                                  return known->out_of_rules.empty() ? false : skip(known->out_of_rules);
+                                }
                                 const size_t cut = t.workload.find('_');
                                 for (size_t at = cut; at != std::string::npos; at = t.workload.find('_', at + 1)) {
-                                  if (table.find(t.workload.substr(0, at))) return ++undrawn[t.workload], true;
+                                  if (table.find(t.workload.substr(0, at))) {
+                                    return skip("a variant without a target under these rules");
+                                  }
                                 }
                                 return false;
                               }),
                trials.end());
-  for (const auto& [name, count] : undrawn) {
-    result.warnings.push_back(std::to_string(count) + " trial logs of '" + name +
-                              "' skipped: a variant without a target under these rules (not a drawn held-out "
-                              "workload; the reference scorer skips them too)");
+  for (const auto& [name, entry] : skipped) {
+    result.warnings.push_back(std::to_string(entry.first) + " trial logs of '" + name + "' skipped: " + entry.second +
+                              " (the reference scorer skips them too)");
   }
 
   // Columns: every workload seen, plus (held-out rules) the base of every variant seen.
@@ -216,6 +227,8 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
     std::vector<size_t> cols;
     for (const auto& base : result.base_workloads) {
       const size_t c = column[base];
+      // A workload with no known budget (a reference targets file's new entry) cannot cap "never".
+      if (options.time_axis != TimeAxis::steps && !(result.workloads[c].budget_sec > 0)) continue;
       cols.push_back(c);
       // In steps, the "budget" is the most steps any trial of the workload logged.
       budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);

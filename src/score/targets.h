@@ -1,15 +1,20 @@
 #pragma once
 // What "reaching the target" means per workload when scoring: metric, direction, validation
 // target, budget, and the base workload of a variant. Built in: Pacer's workloads (from the
-// workload registry) and AlgoPerf's reference workloads with the v0.5 held-out variants, so the
-// reference's own logs score without extra files. A JSON file can override or add entries:
+// workload registry) and every AlgoPerf reference workload and variant of the frozen targets
+// files (v0.5 and v0.6, finewebedu_lm included), so the reference's own logs score without extra
+// files. A JSON file can override or add entries, in Pacer's format
 //   {"my_workload": {"metric": "loss", "direction": "min", "validation_target": 0.3, "budget": 60}}
+// or the reference's workload_targets*.json (whose base and held-out lists say what is scored).
 //
 //   pacer::TargetTable targets = pacer::TargetTable::builtin(pacer::rules_preset("v0.5"));
 //   targets.override_from_file("my_targets.json");
 //   const pacer::ScoringTarget& t = targets.at("wmt");  // bleu >= 30.8491, budget 48151 s
 #include <map>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "score/rules.h"
 
@@ -22,6 +27,10 @@ struct ScoringTarget {
   double validation_target = 0.0;
   double budget_sec = 0.0;       // external-tuning budget under the rules in use
   std::string base_workload;     // non-empty for a variant
+  // Non-empty: these rules do not score the workload (a v0.5 variant not drawn as held-out, a
+  // workload of another benchmark version); its logs are skipped with this reason, as the
+  // reference scorer skips them.
+  std::string out_of_rules;
 
   std::string column() const { return "validation/" + metric; }
   // The scoring check: >= / <= (the in-run check is strict); NaN never reaches.
@@ -34,14 +43,24 @@ bool metric_higher_is_better(const std::string& metric);
 
 class TargetTable {
  public:
+  // AlgoPerf's reference workloads and Pacer's registered workloads.
   static TargetTable builtin(const RulesPreset& rules);
+  // AlgoPerf's reference workloads only (every entry of the frozen targets files).
+  static TargetTable reference(const RulesPreset& rules);
   // Entries of the file replace built-in ones of the same name. InputError naming file and key.
+  // Reads Pacer's format (above) and the reference's workload_targets*.json (benchmark_version,
+  // base_workloads, held_out_workloads, workloads: {target_metric_name, ...}).
   void override_from_file(const std::string& path);
+  const std::vector<std::string>& warnings() const { return warnings_; }
   const ScoringTarget* find(const std::string& workload) const;
   const ScoringTarget& at(const std::string& workload) const;  // InputError suggesting --targets
 
  private:
+  void add_reference_file(const nlohmann::json& j, const std::string& path);
+
+  std::string rules_name_;
   std::map<std::string, ScoringTarget> entries_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace pacer

@@ -9,7 +9,7 @@
 //   pacer::StudyStore store("runs/tune.db");
 //   std::vector<pacer::StudyRecord> studies = store.ensure_studies(definitions, make_trials);
 //   if (auto trial = store.claim_trial(study_ids, owner, 60.0)) {
-//     store.record_eval(trial->id, owner, trial->attempts, 0, eval);
+//     store.record_eval(trial->id, owner, trial->attempts, eval);
 //     store.finish_trial(trial->id, owner, outcome);
 //   }
 #include <cstdint>

@@ -1,0 +1,26 @@
+#include "score/targets.h"
+
+#include "workloads/registry.h"
+
+namespace pacer {
+
+// Apart from targets.cpp so that the reference table and the file readers link without the
+// workload registry (and LibTorch): the parsers' fuzz targets use them alone.
+TargetTable TargetTable::builtin(const RulesPreset& rules) {
+  TargetTable table = reference(rules);
+  // Pacer's own workloads carry their targets; a variant without its own budget uses its base's.
+  for (const auto& spec : workload_specs()) {
+    ScoringTarget t;
+    t.workload = spec.name;
+    t.metric = spec.target_metric;
+    t.higher_is_better = spec.higher_is_better;
+    t.validation_target = spec.validation_target;
+    t.budget_sec = spec.max_runtime_sec;
+    if (t.budget_sec <= 0 && spec.is_variant()) t.budget_sec = workload_spec(spec.base_workload).max_runtime_sec;
+    t.base_workload = spec.base_workload;
+    table.entries_[t.workload] = t;
+  }
+  return table;
+}
+
+}  // namespace pacer
