@@ -170,6 +170,15 @@ TEST_F(IdxReaderTest, TruncatedDataIsRejected) {
   expect_input_error(write_gzip("short-data.gz", bytes), "truncated");
 }
 
+TEST_F(IdxReaderTest, AHeaderClaimingGigabytesInATinyFileIsTruncatedNotAnAllocation) {
+  // Found by fuzz/idx_fuzzer (out of memory): the reader allocated and zero-filled what the header
+  // claims before reading. 65536 x 65536 x 4 is 16 GiB, the largest the reader accepts; the file
+  // holds 14 bytes of it. The buffer now grows with the data read.
+  const Bytes bytes = idx_bytes({65536, 65536, 4}, pattern(14));
+  expect_input_error(write_plain("claims-16gib", bytes), "truncated IDX data (expected 17179869184 bytes)");
+  expect_input_error(write_gzip("claims-16gib.gz", bytes), "truncated");
+}
+
 TEST_F(IdxReaderTest, CutGzipStreamIsRejected) {
   // A .gz file cut short (e.g. an interrupted download): the stream ends before the IDX data does.
   const auto full = write_gzip("full.gz", idx_bytes({50, 28, 28}, pattern(50 * 28 * 28)));

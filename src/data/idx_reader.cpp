@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -70,9 +71,16 @@ IdxArray read_idx_file(const std::string& path) {
     total *= static_cast<size_t>(dim);
     if (total > (size_t(1) << 34)) throw InputError(path + ": IDX array too large");
   }
-  array.data.resize(total);
-  if (!read_exact(file.get(), path, array.data.data(), total)) {
-    throw InputError(path + ": truncated IDX data (expected " + std::to_string(total) + " bytes)");
+  // The buffer grows with the data actually read: a header that claims 16 GiB in a 34-byte file
+  // is a truncated file, not an allocation (found by fuzz/idx_fuzzer).
+  constexpr size_t kChunk = size_t(1) << 20;
+  while (array.data.size() < total) {
+    const size_t at = array.data.size();
+    const size_t n = std::min(kChunk, total - at);
+    array.data.resize(at + n);
+    if (!read_exact(file.get(), path, array.data.data() + at, n)) {
+      throw InputError(path + ": truncated IDX data (expected " + std::to_string(total) + " bytes)");
+    }
   }
   unsigned char extra;
   if (read_exact(file.get(), path, &extra, 1)) throw InputError(path + ": trailing bytes after IDX data");

@@ -14,7 +14,9 @@ namespace {
 // -ffast-math), and on x86-64 each loop is also built for x86-64-v3 (AVX2, FMA) and picked at load time, so
 // one binary runs everywhere and uses the wide units where they exist. The order of the sums is
 // fixed for a given build, so every rank and every virtual worker gets the same coefficients.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: the clones' ifunc resolver runs while the program is being loaded,
+// before the TSan runtime, and crashes there (make sanitize).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define PACER_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define PACER_SIMD_CLONES

@@ -64,13 +64,17 @@ class Heartbeat {
           }
         }) {}
 
-  ~Heartbeat() {
+  ~Heartbeat() { stop(); }
+
+  // Ends the thread (idempotent). The totals below are final, and safe to read, only after it:
+  // reading them while the thread ran was a data race (found by make sanitize's TSan build).
+  void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   double store_seconds() const { return store_seconds_; }
   int64_t calls() const { return calls_; }
@@ -79,7 +83,7 @@ class Heartbeat {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
-  double store_seconds_ = 0.0;  // written by the thread, read after join
+  double store_seconds_ = 0.0;  // written by the thread, read after stop()
   int64_t calls_ = 0;
   std::thread thread_;
 };
@@ -262,10 +266,12 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
       } catch (const InputError& e) {
         // Bad input (e.g. a missing data folder) fails every trial alike: give this one back
         // so that the fixed command resumes it, and stop.
+        heartbeat.stop();
         report.store_seconds += heartbeat.store_seconds();
         store.release_trial(trial.id, owner, std::string("error: ") + e.what());
         throw;
       }
+      heartbeat.stop();
       report.store_seconds += heartbeat.store_seconds();
       report.store_calls += heartbeat.calls();
     }
