@@ -82,24 +82,39 @@ double finite_number(const nlohmann::json& entry, const char* key, const std::st
   return entry[key].get<double>();
 }
 
-// The reference targets file's "workloads" entry: target_metric_name, target_metric_goal,
-// validation_target_value (step_hint and anything else are read by the runner, not the scorer).
-ScoringTarget reference_entry(const std::string& where, const std::string& name, const nlohmann::json& entry) {
+// The key names of one target entry in a file format, and its two words for a direction.
+struct EntryKeys {
+  const char* metric;  // "metric" / "target_metric_name"
+  const char* goal;    // "direction" / "target_metric_goal"
+  const char* max_word;
+  const char* min_word;
+  const char* target;  // "validation_target" / "validation_target_value"
+};
+constexpr EntryKeys kPacerKeys{"metric", "direction", "max", "min", "validation_target"};
+// The reference's format (step_hint and anything else are read by its runner, not the scorer).
+constexpr EntryKeys kReferenceKeys{"target_metric_name", "target_metric_goal", "maximize", "minimize",
+                                   "validation_target_value"};
+
+// Metric, direction (from the entry, else known by the metric's name) and validation target.
+ScoringTarget parse_entry(const std::string& where, const std::string& name, const nlohmann::json& entry,
+                          const EntryKeys& keys) {
   if (!entry.is_object()) throw InputError(where + ": expected an object");
   ScoringTarget t;
   t.workload = name;
-  if (!entry.contains("target_metric_name") || !entry["target_metric_name"].is_string()) {
-    throw InputError(where + ": \"target_metric_name\" (a string) is required");
+  if (!entry.contains(keys.metric) || !entry[keys.metric].is_string()) {
+    throw InputError(where + ": \"" + keys.metric + "\" (a string) is required");
   }
-  t.metric = entry["target_metric_name"];
-  if (entry.contains("target_metric_goal")) {
-    const auto& g = entry["target_metric_goal"];
-    if (g != "maximize" && g != "minimize") throw InputError(where + ": \"target_metric_goal\" must be \"maximize\" or \"minimize\"");
-    t.higher_is_better = g == "maximize";
+  t.metric = entry[keys.metric];
+  if (entry.contains(keys.goal)) {
+    const auto& g = entry[keys.goal];
+    if (g != keys.max_word && g != keys.min_word) {
+      throw InputError(where + ": \"" + keys.goal + "\" must be \"" + keys.max_word + "\" or \"" + keys.min_word + "\"");
+    }
+    t.higher_is_better = g == keys.max_word;
   } else {
     t.higher_is_better = direction_of(t.metric, where);
   }
-  t.validation_target = finite_number(entry, "validation_target_value", where);
+  t.validation_target = finite_number(entry, keys.target, where);
   return t;
 }
 
@@ -167,22 +182,11 @@ void TargetTable::override_from_file(const std::string& path) {
   }
   for (const auto& [name, entry] : j.items()) {
     const std::string where = path + ": workload '" + name + "'";
-    if (!entry.is_object()) throw InputError(where + ": expected an object");
-    ScoringTarget t;
-    t.workload = name;
-    if (!entry.contains("metric") || !entry["metric"].is_string()) throw InputError(where + ": \"metric\" (a string) is required");
-    t.metric = entry["metric"];
-    if (entry.contains("direction")) {
-      const auto& d = entry["direction"];
-      if (d != "min" && d != "max") throw InputError(where + ": \"direction\" must be \"min\" or \"max\"");
-      t.higher_is_better = d == "max";
-    } else {
-      t.higher_is_better = direction_of(t.metric, where);
-    }
-    t.validation_target = finite_number(entry, "validation_target", where);
+    ScoringTarget t = parse_entry(where, name, entry, kPacerKeys);
     if (entry.contains("budget")) {
-      if (!entry["budget"].is_number() || !(entry["budget"].get<double>() > 0)) {
-        throw InputError(where + ": \"budget\" must be a number > 0 (seconds)");
+      if (!entry["budget"].is_number() || !(entry["budget"].get<double>() > 0) ||
+          !std::isfinite(entry["budget"].get<double>())) {
+        throw InputError(where + ": \"budget\" must be a finite number > 0 (seconds)");
       }
       t.budget_sec = entry["budget"];
     } else if (const ScoringTarget* old = find(name)) {
@@ -229,7 +233,7 @@ void TargetTable::add_reference_file(const nlohmann::json& j, const std::string&
     return std::find(v.begin(), v.end(), name) != v.end();
   };
   for (const auto& [name, entry] : workloads.items()) {
-    ScoringTarget t = reference_entry(path + ": workload '" + name + "'", name, entry);
+    ScoringTarget t = parse_entry(path + ": workload '" + name + "'", name, entry, kReferenceKeys);
     const ScoringTarget* old = find(name);
     t.budget_sec = old ? old->budget_sec : 0.0;
     if (old) t.base_workload = old->base_workload;
