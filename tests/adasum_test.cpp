@@ -187,6 +187,7 @@ TEST(DistEnvironmentTest, ReadsTorchrunOpenMpiAndSlurmConventions) {
   EXPECT_EQ(t.rank, 2);
   EXPECT_EQ(t.world_size, 4);
   EXPECT_EQ(t.local_rank, 0);
+  EXPECT_EQ(t.local_world_size, 4);  // not said: all ranks counted as local (never oversubscribes)
   EXPECT_EQ(t.master_addr, "10.0.0.1");
   EXPECT_EQ(t.master_port, 1234);
   DistEnvironment m = from({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
@@ -199,6 +200,8 @@ TEST(DistEnvironmentTest, ReadsTorchrunOpenMpiAndSlurmConventions) {
   EXPECT_EQ(s.source, "slurm");
   EXPECT_EQ(s.rank, 3);
   EXPECT_EQ(s.local_rank, 1);
+  DistEnvironment two_nodes = from({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"}});
+  EXPECT_EQ(two_nodes.local_world_size, 2);
 
   auto error_of = [&](std::map<std::string, std::string> vars) -> std::string {
     try {
@@ -211,6 +214,8 @@ TEST(DistEnvironmentTest, ReadsTorchrunOpenMpiAndSlurmConventions) {
   EXPECT_NE(error_of({{"RANK", "4"}, {"WORLD_SIZE", "4"}}).find("RANK='4'"), std::string::npos);
   EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "two"}}).find("WORLD_SIZE='two'"), std::string::npos);
   EXPECT_NE(error_of({{"RANK", "0"}}).find("WORLD_SIZE is not set"), std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_WORLD_SIZE", "3"}}).find("LOCAL_WORLD_SIZE='3'"),
+            std::string::npos);
   EXPECT_NE(error_of({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"MASTER_PORT", "99999"}}).find("MASTER_PORT"),
             std::string::npos);
 }

@@ -196,4 +196,34 @@ TEST_F(CliTest, ShortSyntheticRunWritesItsResults) {
   EXPECT_EQ(trial.at("num_evals"), 3);
 }
 
+// --eval-splits: only the named splits are measured (cheaper evals); validation decides time to
+// target, so leaving it out needs --ignore-targets; unknown names are refused.
+TEST_F(CliTest, EvalSplitsChooseWhatEachEvalMeasures) {
+  const std::string out = dir_ + "/splits";
+  const CliResult r = pacer("run -w synthetic_regression -a nadamw --max-steps 4 --eval-every 2 --eval-splits validation "
+                            "--threads 1 -q --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string csv = read_file(out + "/eval_measurements.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_CONTAINS(header, "validation/loss");
+  EXPECT_EQ(header.find("test/"), std::string::npos) << header;
+  EXPECT_EQ(header.find("train/loss"), std::string::npos) << header;
+  expect_input_error("run -w synthetic_regression -a nadamw --max-steps 1 --eval-splits test -q",
+                     {"--eval-splits", "validation", "--ignore-targets"});
+  expect_input_error("run -w synthetic_regression -a nadamw --max-steps 1 --eval-splits validation,tset -q",
+                     {"--eval-splits", "tset"});
+  const std::string ignored = dir_ + "/splits_test";
+  EXPECT_EQ(pacer("run -w synthetic_regression -a nadamw --max-steps 2 --eval-splits test --ignore-targets --threads 1 "
+                  "-q --out '" + ignored + "'").code, 0);
+}
+
+// Without --threads a run takes the machine's CPUs, shared by the ranks a launcher says run here.
+TEST_F(CliTest, DefaultThreadsAreTheMachinesCpusSharedByTheLocalRanks) {
+  const int cpus = pacer::available_cpus();
+  const std::string out = dir_ + "/threads";
+  ASSERT_EQ(pacer("run -w synthetic_regression -a nadamw --max-steps 1 -q --out '" + out + "'").code, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_file(out + "/meta_data_0.json")).at("num_threads"), cpus);
+}
+
+
 }  // namespace

@@ -202,6 +202,60 @@ TEST_F(DataParallelTest, LaunchForwardsCtrlCAndTheRanksStopTogether) {
   EXPECT_NE(testing::read_file(dir_ + "/interrupted/eval_measurements.csv").find(",200,"), std::string::npos);
 }
 
+// Two nodes simulated on one machine: one `pacer launch` per node with torchrun's flags; together
+// they train as one 2-rank job (equal to 2 virtual workers), and --log-dir keeps each rank's output.
+TEST_F(DataParallelTest, TwoLaunchesWithTorchrunFlagsFormOneJob) {
+  const int port = free_port();
+  const std::string run = "run -w synthetic_regression -a momentum --batch-size 48 --max-steps 40 --eval-every 20 "
+                          "--budget 1000 --threads 1 -q --set learning_rate=0.01 --combine mean";
+  auto node = [&](int rank) {
+    return "launch --nnodes 2 --node-rank " + std::to_string(rank) + " --nproc-per-node 1 --master-addr 127.0.0.1 "
+           "--master-port " + std::to_string(port) + " --log-dir '" + dir_ + "/logs" + std::to_string(rank) + "' -- '" +
+           PACER_BINARY + "' " + run + " --out '" + dir_ + "/node" + std::to_string(rank) + "'";
+  };
+  // Node 1 first: it waits for node 0's rendezvous instead of failing.
+  const pid_t second = start("'" + std::string(PACER_BINARY) + "' " + node(1), {}, dir_ + "/node1.log");
+  const auto first = pacer(node(0));
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  ASSERT_EQ(wait_exit(second), 0) << testing::read_file(dir_ + "/node1.log");
+  EXPECT_NE(first.err.find("node 0 of 2, 1 processes (ranks 0-0 of 2)"), std::string::npos) << first.err;
+  EXPECT_NE(testing::read_file(dir_ + "/logs1/rank_1.log").find("rank 1: finished after 40 steps"), std::string::npos);
+  EXPECT_NE(testing::read_file(dir_ + "/logs0/rank_0.log").find("status:"), std::string::npos);
+
+  const auto single = pacer(run + " --virtual-workers 2 --out '" + dir_ + "/virtual'");
+  ASSERT_EQ(single.code, 0) << single.err;
+  const auto a = read_evals(dir_ + "/node0/eval_measurements.csv"), b = read_evals(dir_ + "/virtual/eval_measurements.csv");
+  ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+  for (size_t i = 0; i < a.at("validation/loss").size(); ++i) {
+    EXPECT_NEAR(a.at("validation/loss")[i], b.at("validation/loss")[i], 1e-4 * std::abs(b.at("validation/loss")[i]));
+  }
+}
+
+// A rendezvous that cannot work fails at once with one line (exit 2), before any rank starts.
+TEST_F(DataParallelTest, LaunchRefusesABadRendezvousBeforeStartingRanks) {
+  const auto started = std::chrono::steady_clock::now();
+  auto r = pacer("launch -n 1 --master-addr no-such-host.invalid -- sh -c 'echo started'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'no-such-host.invalid' does not resolve"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("started"), std::string::npos);
+  r = pacer("launch -n 1 --master-addr 192.0.2.1 -- sh -c 'echo started'");  // TEST-NET-1: not ours
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("not an address of this machine"), std::string::npos) << r.err;
+  r = pacer("launch -n 1 --nnodes 2 --node-rank 1 --rdzv-endpoint 127.0.0.1:" + std::to_string(free_port()) +
+            " --rdzv-timeout 1 -- sh -c 'echo started'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cannot reach the rendezvous at 127.0.0.1:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("started"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+  EXPECT_EQ(pacer("launch -n 1 --nnodes 2 --node-rank 2 -- true").code, 2);
+  EXPECT_EQ(pacer("launch -n 1 --rdzv-endpoint host:70000 -- true").code, 2);
+  // torchrun's spellings, and what each rank is told.
+  r = pacer("launch --nproc_per_node 2 --nnodes 1 --node_rank 0 --rdzv_endpoint 127.0.0.1:" + std::to_string(free_port()) +
+            " -- sh -c 'echo $RANK/$WORLD_SIZE local $LOCAL_RANK/$LOCAL_WORLD_SIZE group $GROUP_RANK'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("[rank 1] 1/2 local 1/2 group 0"), std::string::npos) << r.out;
+}
+
 // Ranks whose initial parameters differ: in-process now (RankSync.DifferentInitialParametersFailOnEveryRank
 // in trial_loop_test.cpp), the same check the processes run.
 

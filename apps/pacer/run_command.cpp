@@ -56,7 +56,7 @@ Action add_run_command(CLI::App& app) {
   app.add_flag("--self-tuning", a->self_tuning,
                "Self-tuning ruleset: no hyperparameters passed, budget x1.5 (see --budget-multiplier)");
   add_trial_spec_options(app, a->trial);
-  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's choice)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it)")->check(CLI::NonNegativeNumber);
   app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
       ->check(CLI::NonNegativeNumber);
@@ -98,11 +98,10 @@ Action add_run_command(CLI::App& app) {
         hparams->set(name, value);
       }
     }
-    set_num_threads(a->threads);
-
     // Processes come from the launcher's environment; virtual workers and the combiner from the
     // options; run_trial assembles the plan from both.
     const DistEnvironment env = DistEnvironment::from_environment();
+    set_num_threads(a->threads, env.local_world_size);  // the ranks on this machine share its CPUs
     TrialOptions options;
     a->trial->spec.data_parallel.combine_deltas = a->adasum_mode == "delta";
     options.spec = a->trial->resolved(a->self_tuning ? 1.5 : 1.0);

@@ -1,5 +1,7 @@
 #include "trial_spec_options.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace pacer::cli {
@@ -9,6 +11,21 @@ TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
   if (!budget_multiplier_given) s.budget_multiplier = default_budget_multiplier;
   s.stop_at_targets = !ignore_targets;
   s.workload_options = parse_workload_options(workload_options);
+  s.eval_splits.clear();
+  for (const auto& name : eval_splits) {
+    EvalSplit split;
+    try {
+      split = parse_eval_split(name);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--eval-splits: ") + e.what());
+    }
+    if (std::find(s.eval_splits.begin(), s.eval_splits.end(), split) == s.eval_splits.end()) s.eval_splits.push_back(split);
+  }
+  const bool validation = s.eval_splits.empty() ||
+                          std::find(s.eval_splits.begin(), s.eval_splits.end(), EvalSplit::validation) != s.eval_splits.end();
+  if (!validation && s.stop_at_targets) {
+    throw InputError("--eval-splits: the validation split decides time to target; include it or add --ignore-targets");
+  }
   s.validate();
   return s;
 }
@@ -36,6 +53,11 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
                  "Change a model option the workload declares (NAME=VALUE, repeatable; see pacer list), e.g. "
                  "activation=tanh or width=256")
       ->type_name("NAME=VALUE");
+  app.add_option("--eval-splits", o->eval_splits,
+                 "Splits each eval measures (comma-separated: train, validation, test; default all three, as "
+                 "AlgoPerf). Fewer splits make evals cheaper; test time to target needs test")
+      ->delimiter(',')
+      ->type_name("SPLITS");
   app.add_flag("--ignore-targets", o->ignore_targets,
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The options of `pacer run` and `pacer tune` that say what a trial measures, bound straight to a
 // TrialSpec (no copies field by field): --device, --data-dir, --eval-every, --max-steps,
-// --batch-size, --budget, --budget-multiplier, --ignore-targets.
+// --batch-size, --budget, --budget-multiplier, --ignore-targets, --eval-splits.
 //
 //   auto trial = std::make_shared<TrialSpecOptions>();
 //   add_trial_spec_options(app, trial);
@@ -22,6 +22,7 @@ struct TrialSpecOptions {
   bool budget_multiplier_given = false;
   bool ignore_targets = false;
   std::vector<std::string> workload_options;  // --workload-option NAME=VALUE
+  std::vector<std::string> eval_splits;       // --eval-splits train,validation,test
 
   // The spec, with the budget multiplier's default (it depends on the ruleset) and stop_at_targets
   // filled in; InputError naming a bad field.

@@ -47,10 +47,12 @@ struct TuneArgs {
 
 // Worker k: a copy of this command as a single worker. It writes to our terminal itself (no
 // captured output) and, in its own process group, gets a terminal's Ctrl-C once, through us.
-ChildProcessOptions worker_process(const std::vector<std::string>& base_args, int k) {
+ChildProcessOptions worker_process(const std::vector<std::string>& base_args, int k, int threads) {
   ChildProcessOptions child;
   child.executable = "/proc/self/exe";
   child.argv = base_args;
+  child.argv.push_back("--threads");
+  child.argv.push_back(std::to_string(threads));
   child.argv.push_back("--workers");
   child.argv.push_back("1");
   child.argv.push_back("--worker-label");
@@ -60,16 +62,17 @@ ChildProcessOptions worker_process(const std::vector<std::string>& base_args, in
   return child;
 }
 
-// This command's arguments without --workers/--worker-label, to hand to the workers.
+// This command's arguments without --workers/--worker-label/--threads, to hand to the workers
+// (each gets its thread share explicitly).
 std::vector<std::string> worker_base_args(int argc, char** argv) {
   std::vector<std::string> args = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--workers" || a == "--worker-label") {
+    if (a == "--workers" || a == "--worker-label" || a == "--threads") {
       ++i;
       continue;
     }
-    if (a.rfind("--workers=", 0) == 0 || a.rfind("--worker-label=", 0) == 0) continue;
+    if (a.rfind("--workers=", 0) == 0 || a.rfind("--worker-label=", 0) == 0 || a.rfind("--threads=", 0) == 0) continue;
     args.push_back(a);
   }
   return args;
@@ -111,7 +114,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--checkpoint-every", a->checkpoint_every,
                  "Checkpoint each trial in its --out folder every N steps or T seconds (30s, 5m): a trial re-run "
                  "after its worker died resumes from it");
-  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: this machine's CPUs / --workers)")->check(CLI::NonNegativeNumber);
   app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(CLI::PositiveNumber);
@@ -182,7 +185,8 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
 
     StudyStore store(a->store);
     const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps);
-    set_num_threads(a->threads);
+    // Workers share the machine's CPUs; each is handed its share explicitly.
+    const int threads = set_num_threads(a->threads, a->workers);
 
     // Spawned workers share one terminal: plain lines, no redrawn bars.
     Progress progress(a->quiet                    ? Progress::Mode::quiet
@@ -238,7 +242,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       ProcessSupervisor workers(supervision);  // on an exception: the workers started so far are killed
       for (int k = 1; k <= a->workers; ++k) {
         try {
-          workers.spawn(worker_process(base_args, k));
+          workers.spawn(worker_process(base_args, k, threads));
         } catch (const SpawnError& e) {
           throw Error(std::string("cannot start a worker process: ") + std::strerror(e.error_number()));
         }

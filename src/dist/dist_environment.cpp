@@ -32,11 +32,13 @@ DistEnvironment DistEnvironment::from_lookup(const std::function<const char*(con
     const char* rank;
     const char* size;
     const char* local_rank;
+    const char* local_size;
   };
   const Convention conventions[] = {
-      {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
-      {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
-      {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+      {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
+      {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+       "OMPI_COMM_WORLD_LOCAL_SIZE"},
+      {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
   };
   DistEnvironment env;
   for (const Convention& c : conventions) {
@@ -52,6 +54,8 @@ DistEnvironment DistEnvironment::from_lookup(const std::function<const char*(con
     env.rank = parse_int(c.rank, rank, 0, env.world_size - 1);
     const char* local = getenv(c.local_rank);
     env.local_rank = local ? parse_int(c.local_rank, local, 0, env.world_size - 1) : env.rank;
+    const char* local_size = getenv(c.local_size);
+    env.local_world_size = local_size ? parse_int(c.local_size, local_size, 1, env.world_size) : env.world_size;
     break;
   }
   if (const char* addr = getenv("MASTER_ADDR")) {

@@ -16,6 +16,10 @@ struct DistEnvironment {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;
+  // Processes of this job on this machine (LOCAL_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE,
+  // SLURM_NTASKS_PER_NODE); world_size when the launcher does not say, so that the CPU threads
+  // shared out by it never oversubscribe the machine.
+  int local_world_size = 1;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   std::string source = "none";  // "torchrun", "openmpi", "slurm" or "none"

@@ -6,6 +6,10 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 #include <dlfcn.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
 
 #include <new>
 #include <torch/cuda.h>
@@ -39,8 +43,15 @@ void synchronize(const c10::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
 }
 
-void set_num_threads(int threads) {
-  if (threads <= 0) return;
+int available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int set_num_threads(int threads, int processes_on_machine) {
+  if (threads <= 0) threads = std::max(1, available_cpus() / std::max(1, processes_on_machine));
   at::set_num_threads(threads);
   // at::set_num_threads sets OpenMP's (and MKL's) threads but not OpenBLAS's own pool, which
   // LibTorch's matrix products run on when Debian's OpenBLAS is the BLAS: without this, --threads 1
@@ -50,6 +61,7 @@ void set_num_threads(int threads) {
   if (auto set_blas = reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
     set_blas(threads);
   }
+  return threads;
 }
 
 int num_threads() { return at::get_num_threads(); }

@@ -1,6 +1,7 @@
 #include "train/trial_runner.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 #include <cmath>
@@ -381,9 +382,13 @@ EvalDecision TrialLoop::evaluate() {
 // The metrics of every evaluated split (and the probes'), and the sticky goals; the in-run
 // check is strict, as in the reference.
 void TrialLoop::record_metrics(EvalRecord& record) {
-  for (EvalSplit split : splits_) {
-    for (const auto& [name, value] : workload_.evaluate(*network_, split)) {
-      record.metrics[std::string(to_string(split)) + "/" + name] = value;
+  {
+    // No autograd bookkeeping at all (not only no graph): nothing an eval computes outlives it.
+    c10::InferenceMode inference;
+    for (EvalSplit split : splits_) {
+      for (const auto& [name, value] : workload_.evaluate(*network_, split)) {
+        record.metrics[std::string(to_string(split)) + "/" + name] = value;
+      }
     }
   }
   if (noise_probe_) noise_probe_->measure(workload_, *network_, record.metrics);
