@@ -49,6 +49,29 @@ TEST_F(CliTest, ListShowsWorkloadsAlgorithmsAndHyperparameters) {
   EXPECT_CONTAINS(algorithms.out, "nadamw");
   EXPECT_EQ(algorithms.out.find("fmnist_cnn"), std::string::npos) << "list algorithms should not list workloads";
   EXPECT_EQ(pacer("list nonsense").code, 2);
+
+  // --json: the same facts for programs; an unbounded range end is null, not infinity.
+  const CliResult json = pacer("list --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  bool found_cnn = false;
+  for (const auto& w : j.at("workloads")) {
+    if (w.at("name") != "fmnist_cnn") continue;
+    found_cnn = true;
+    EXPECT_EQ(w.at("metric"), "accuracy");
+    EXPECT_EQ(w.at("goal"), "maximize");
+    EXPECT_GT(w.at("validation_target").get<double>(), 0.9);
+    EXPECT_GT(w.at("max_runtime_sec").get<double>(), 0.0);
+  }
+  EXPECT_TRUE(found_cnn);
+  EXPECT_FALSE(j.at("suites").empty());
+  const auto only = nlohmann::json::parse(pacer("list -a adamw --json").out);
+  EXPECT_FALSE(only.contains("workloads"));
+  ASSERT_EQ(only.at("algorithms").size(), 1u);
+  for (const auto& hp : only["algorithms"][0].at("hyperparameters")) {
+    EXPECT_TRUE(hp.at("max").is_null() || hp.at("max").is_number()) << hp;
+    if (hp.at("name") == "learning_rate") EXPECT_TRUE(hp.at("default").is_number()) << hp;
+  }
 }
 
 TEST_F(CliTest, NoSubcommandIsAUsageError) { EXPECT_EQ(pacer("").code, 2); }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/hyperparameters.h"
@@ -134,6 +135,10 @@ TEST_F(HardeningCliTest, StudyDeleteAsksForYesThenRemovesTheStudy) {
   const auto list = pacer("study show '" + store + "' --json");
   EXPECT_EQ(list.out.find("study_2"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("study_1"), std::string::npos) << list.out;
+  // 5 steps reach no target: infinity is written as null (not "inf").
+  const auto shown = nlohmann::json::parse(list.out);
+  EXPECT_TRUE(shown.at(0).at("workload_time_to_target").is_null()) << list.out;
+  EXPECT_TRUE(shown.at(0).at("studies").at(0).at("time_to_target").is_null()) << list.out;
   expect_input_error("study delete '" + store + "' nosuch --yes", "no study matches 'nosuch'");
 }
 

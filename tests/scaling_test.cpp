@@ -205,6 +205,10 @@ TEST_F(ScaleCliTest, SyntheticStudyShowsAllThreeRegimesAndBcritMatchesTheNoiseSc
   auto again = pacer(args);
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.out, r.out);
+  // --json: stdout is scaling.json's content (nothing else on it).
+  auto json = pacer(args + " --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out), nlohmann::json::parse(testing::read_file(dir_ + "/out/scaling.json")));
   // `pacer report` renders the folder again from scaling.json alone.
   std::filesystem::remove(dir_ + "/out/report.html");
   auto page = pacer("report '" + dir_ + "/out'");

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "core/error.h"
@@ -157,6 +159,38 @@ TEST_F(TuneCliTest, ExternalStudyCompletesShowsResultsAndResumesWithoutDuplicate
   r = pacer("study show '" + store_ + "' nosuch");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("nosuch"), std::string::npos);
+
+  // Machine-readable: tune --json (nothing re-runs) prints the studies as JSON on stdout, not
+  // reached is null (never "inf"), 64-bit seeds are strings; export gives one CSV row per trial.
+  r = pacer(tune_args(2, 3) + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto sweeps = nlohmann::json::parse(r.out);
+  ASSERT_EQ(sweeps.size(), 1u);
+  EXPECT_TRUE(sweeps[0]["workload_time_to_target"].is_number()) << sweeps[0]["workload_time_to_target"];
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
+  EXPECT_EQ(sweeps[0]["studies"].size(), 2u);
+  for (const auto& study : sweeps[0]["studies"]) {
+    EXPECT_TRUE(study["sampler_seed"].is_string());
+    for (const auto& trial : study["trials"]) {
+      EXPECT_TRUE(trial["seed"].is_string());
+      EXPECT_TRUE(trial["time_to_target"].is_null() || trial["time_to_target"].is_number()) << trial;
+    }
+  }
+  EXPECT_EQ(nlohmann::json::parse(pacer("study show '" + store_ + "' --json").out), sweeps);
+  r = pacer("study export '" + store_ + "' sgd/synthetic_regression --csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lines;
+  std::stringstream csv(r.out);
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 6u) << r.out;  // header + 2 studies x 3 trials
+  EXPECT_EQ(lines[0].rfind("experiment,workload,algorithm,ruleset,study,study_id,best,trial,status,outcome", 0), 0u)
+      << lines[0];
+  EXPECT_NE(lines[0].find(",hp.learning_rate"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("sgd,synthetic_regression,sgd,external,1,"), std::string::npos) << lines[1];
+  r = pacer("study export '" + store_ + "' --out '" + dir_ + "/trials.csv'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(testing::read_file(dir_ + "/trials.csv"), pacer("study export '" + store_ + "'").out);
+  EXPECT_EQ(pacer("study export '" + store_ + "' --csv --json").code, 2);
   // The store scores like a log folder, and so does the reference layout written beside it.
   r = pacer("score '" + store_ + "'");
   EXPECT_EQ(r.code, 0) << r.err;

@@ -1,5 +1,8 @@
+#include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
@@ -8,14 +11,80 @@
 #include "workloads/suites.h"
 
 namespace pacer::cli {
+namespace {
+
+nlohmann::ordered_json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
+
+nlohmann::ordered_json workloads_json() {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& s : workload_specs()) {
+    nlohmann::ordered_json j;
+    j["name"] = s.name;
+    j["description"] = s.description;
+    j["modality"] = s.modality;
+    j["variant_of"] = s.is_variant() ? nlohmann::ordered_json(s.base_workload) : nlohmann::ordered_json();
+    j["variants"] = workload_variants(s.name);
+    j["metric"] = s.target_metric;
+    j["goal"] = s.higher_is_better ? "maximize" : "minimize";
+    j["validation_target"] = s.validation_target;
+    j["test_target"] = s.test_target;
+    j["max_runtime_sec"] = s.max_runtime_sec;
+    j["step_hint"] = s.step_hint;
+    j["eval_period_sec"] = s.eval_period_sec;
+    j["batch_size"] = s.reference_batch_size;
+    j["targets_source"] = s.targets_source;
+    j["metrics"] = s.metrics;
+    auto options = nlohmann::ordered_json::array();
+    for (const auto& o : s.options) {
+      nlohmann::ordered_json oj{{"name", o.name}, {"default", o.default_value}, {"description", o.description}};
+      if (o.kind == WorkloadOptionSpec::Kind::choice) {
+        oj["choices"] = o.choices;
+      } else {
+        oj["min"] = o.min;
+        oj["max"] = o.max;
+      }
+      options.push_back(oj);
+    }
+    j["options"] = options;
+    out.push_back(j);
+  }
+  return out;
+}
+
+nlohmann::ordered_json algorithms_json(const std::vector<AlgorithmInfo>& infos) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& info : infos) {
+    nlohmann::ordered_json j{{"name", info.name}, {"description", info.description}};
+    const LoadedPlugin* plugin = plugin_of(info.name);
+    j["plugin"] = plugin ? nlohmann::ordered_json(plugin->path) : nlohmann::ordered_json();
+    auto hps = nlohmann::ordered_json::array();
+    for (const auto& hp : info.hyperparameters) {
+      // An unbounded end is null (JSON has no infinity); excluded ends are flagged.
+      hps.push_back({{"name", hp.name},
+                     {"default", hp.default_value ? nlohmann::ordered_json(*hp.default_value) : nlohmann::ordered_json()},
+                     {"min", finite_or_null(hp.min)},
+                     {"max", finite_or_null(hp.max)},
+                     {"min_excluded", hp.min_excluded},
+                     {"max_excluded", hp.max_excluded},
+                     {"description", hp.description}});
+    }
+    j["hyperparameters"] = hps;
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
 
 Action add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>("all");
   auto plugins = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
   app.add_option("what", *what, "What to list")->check(CLI::IsMember({"all", "workloads", "algorithms"}));
   app.add_option("-a,--algorithm", *plugins,
                  "Only these algorithms: names or plugin libraries (./libx.so), whose algorithms are loaded and listed");
-  return [what, plugins] {
+  app.add_flag("--json", *json, "Machine-readable output: {workloads, suites, algorithms}");
+  return [what, plugins, json] {
     std::vector<std::string> only;  // the algorithms of -a (a library may define several)
     for (const auto& value : *plugins) {
       if (is_plugin_reference(value) && value.find(".so:") == std::string::npos) {
@@ -26,6 +95,25 @@ Action add_list_command(CLI::App& app) {
       }
     }
     if (!only.empty()) *what = "algorithms";
+    if (*json) {
+      nlohmann::ordered_json j;
+      if (*what == "all" || *what == "workloads") {
+        j["workloads"] = workloads_json();
+        auto suites = nlohmann::ordered_json::array();
+        for (const auto& suite : workload_suites()) {
+          suites.push_back({{"name", suite.name}, {"description", suite.description}, {"workloads", suite.workloads}});
+        }
+        j["suites"] = suites;
+      }
+      if (*what == "all" || *what == "algorithms") {
+        std::vector<AlgorithmInfo> infos;
+        if (only.empty()) infos = algorithm_infos();
+        for (const auto& name : only) infos.push_back(algorithm_info(name));
+        j["algorithms"] = algorithms_json(infos);
+      }
+      std::printf("%s\n", j.dump(2).c_str());
+      return 0;
+    }
     if (*what == "all" || *what == "workloads") {
       std::printf("Workloads\n");
       std::printf("  %-28s %-21s %-9s %-4s %8s %8s %8s %9s %6s %5s  %s\n", "name", "modality", "metric", "goal",

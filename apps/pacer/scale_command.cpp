@@ -38,7 +38,7 @@ struct ScaleArgs {
   int threads = 0, noise_scale = 0;
   uint64_t seed = 0, sampler_seed = 0;
   double perfect = 0.8, maximal = 0.2;
-  bool quiet = false, all_splits = false;
+  bool quiet = false, all_splits = false, json = false;
   std::string eval_spacing = "linear";
   std::string combine, adasum_mode = "gradient";
   int virtual_workers = 1;
@@ -130,6 +130,7 @@ Action add_scale_command(CLI::App& app) {
   app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder");
   app.add_option("--threads", a->threads, "Intra-op CPU threads")->check(CLI::NonNegativeNumber);
   app.add_flag("-q,--quiet", a->quiet, "Only the table");
+  app.add_flag("--json", a->json, "The result as JSON on stdout (scaling.json's content) instead of the table");
 
   return [a]() -> int {
     const WorkloadSpec& spec = workload_spec(a->workload);
@@ -272,10 +273,10 @@ Action add_scale_command(CLI::App& app) {
     const WorkerReport worker = run_tuning_worker(a->store, studies, options);
 
     const ScalingReport report = read_scaling_study(store, studies, goal, {a->perfect, a->maximal});
-    std::fputs(scaling_table_text(report).c_str(), stdout);
+    std::fputs(a->json ? scaling_json_text(report).c_str() : scaling_table_text(report).c_str(), stdout);
     if (!a->out.empty()) {
       write_scaling_outputs(report, a->out);
-      std::printf("\nwrote %s/{scaling.json, scaling.csv, steps_vs_batch_size.svg, report.html}\n", a->out.c_str());
+      std::fprintf(a->json ? stderr : stdout, "\nwrote %s/{scaling.json, scaling.csv, steps_vs_batch_size.svg, report.html}\n", a->out.c_str());
     }
     return worker.interrupted ? 130 : 0;
   };

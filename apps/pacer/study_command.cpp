@@ -1,10 +1,11 @@
-// pacer study list|show: what a study store holds, by the AlgoPerf rules.
+// pacer study list|show|export|delete: what a study store holds, by the AlgoPerf rules.
 #include <cstdio>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "store/study_store.h"
 #include "tune/study_summary.h"
@@ -14,7 +15,8 @@ namespace {
 
 struct StudyArgs {
   std::string store, study;
-  bool json = false, yes = false, force = false;
+  bool json = false, yes = false, force = false, csv = false;
+  std::string out;
 };
 
 StudyStore open_existing(const std::string& path) {
@@ -45,66 +47,6 @@ std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, con
   return chosen;
 }
 
-nlohmann::ordered_json optional_json(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
-}
-nlohmann::ordered_json optional_json(const std::optional<int64_t>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
-}
-nlohmann::ordered_json time_json(double t) {
-  return std::isfinite(t) ? nlohmann::ordered_json(t) : nlohmann::ordered_json("inf");
-}
-
-nlohmann::ordered_json sweeps_json(const std::vector<SweepSummary>& sweeps) {
-  auto out = nlohmann::ordered_json::array();
-  for (const auto& sweep : sweeps) {
-    nlohmann::ordered_json j;
-    j["experiment"] = sweep.experiment;
-    j["workload"] = sweep.workload;
-    j["algorithm"] = sweep.algorithm;
-    j["ruleset"] = sweep.ruleset;
-    j["finished"] = sweep.finished();
-    j["workload_time_to_target"] = time_json(sweep.median_time);
-    auto studies = nlohmann::ordered_json::array();
-    for (const auto& s : sweep.studies) {
-      nlohmann::ordered_json sj;
-      sj["id"] = s.study.id;
-      sj["study"] = s.study.study_index;
-      sj["name"] = s.study.name();
-      sj["sampler"] = s.study.sampler;
-      sj["sampler_seed"] = s.study.sampler_seed;
-      sj["best_trial"] = optional_json(s.best_trial);
-      sj["time_to_target"] = time_json(s.time_to_target);
-      sj["steps_to_target"] = optional_json(s.steps_to_target);
-      auto trials = nlohmann::ordered_json::array();
-      for (const auto& t : s.trials) {
-        nlohmann::ordered_json tj;
-        tj["trial"] = t.index;
-        tj["status"] = to_string(t.status);
-        tj["outcome"] = t.outcome;
-        tj["attempts"] = t.attempts;
-        tj["seed"] = t.seed;
-        tj["hyperparameters"] =
-            t.hparams_json ? nlohmann::ordered_json::parse(*t.hparams_json) : nlohmann::ordered_json();
-        tj["time_to_target"] = optional_json(t.time_to_target);
-        tj["steps_to_target"] = optional_json(t.steps_to_target);
-        tj["eval_index_to_target"] = optional_json(t.eval_index_to_target);
-        tj["best_validation"] = optional_json(t.best_validation);
-        tj["steps"] = optional_json(t.steps);
-        tj["submission_time"] = optional_json(t.submission_time);
-        tj["stop_reason"] = t.stop_reason;
-        tj["message"] = t.message;
-        trials.push_back(tj);
-      }
-      sj["trials"] = trials;
-      studies.push_back(sj);
-    }
-    j["studies"] = studies;
-    out.push_back(j);
-  }
-  return out;
-}
-
 }  // namespace
 
 Action add_study_command(CLI::App& app) {
@@ -117,13 +59,19 @@ Action add_study_command(CLI::App& app) {
   show->add_option("store", a->store, "Study store (SQLite file)")->required();
   show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
   show->add_flag("--json", a->json, "Machine-readable output");
+  auto* exporter = app.add_subcommand("export", "Every trial of studies with hyperparameters and results, one row each");
+  exporter->add_option("store", a->store, "Study store (SQLite file)")->required();
+  exporter->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  auto* as_csv = exporter->add_flag("--csv", a->csv, "CSV (the default)");
+  exporter->add_flag("--json", a->json, "JSON, as `pacer study show --json`")->excludes(as_csv);
+  exporter->add_option("-o,--out", a->out, "Write to this file (atomically) instead of stdout");
   auto* remove = app.add_subcommand("delete", "Delete studies with their trials and evals (asks for --yes)");
   remove->add_option("store", a->store, "Study store (SQLite file)")->required();
   remove->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix")->required();
   remove->add_flag("--yes", a->yes, "Really delete (without it: say what would be deleted, exit 2)");
   remove->add_flag("--force", a->force, "Also delete studies with a trial a worker is running");
 
-  return [a, list, show, remove]() -> int {
+  return [a, list, show, exporter, remove]() -> int {
     StudyStore store = open_existing(a->store);
     if (remove->parsed()) {
       const auto chosen = select_studies(store.studies(), a->study);
@@ -142,10 +90,20 @@ Action add_study_command(CLI::App& app) {
                   static_cast<long long>(trials), a->store.c_str());
       return 0;
     }
-    const auto studies = select_studies(store.studies(), show->parsed() ? a->study : "");
+    const auto studies = select_studies(store.studies(), show->parsed() || exporter->parsed() ? a->study : "");
     const auto sweeps = summarize_studies(store, studies);
+    if (exporter->parsed()) {
+      const std::string text = a->json ? sweeps_json_text(sweeps) : trials_csv_text(sweeps);
+      if (a->out.empty()) {
+        std::fputs(text.c_str(), stdout);
+      } else {
+        write_file_atomic(a->out, text);
+        std::fprintf(stderr, "wrote %s\n", a->out.c_str());
+      }
+      return 0;
+    }
     if (a->json) {
-      std::printf("%s\n", sweeps_json(sweeps).dump(2).c_str());
+      std::fputs(sweeps_json_text(sweeps).c_str(), stdout);
       return 0;
     }
     if (list->parsed()) {

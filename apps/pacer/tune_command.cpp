@@ -41,7 +41,7 @@ struct TuneArgs {
   uint64_t held_out_seed = 0;
   bool held_out_seed_given = false;
   double lease = 60.0, heartbeat = 0.0;
-  bool quiet = false;
+  bool quiet = false, json = false;
   std::string checkpoint_every;
 };
 
@@ -121,6 +121,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
       ->group("");  // internal
   app.add_flag("-q,--quiet", a->quiet, "Only the final summary");
+  app.add_flag("--json", a->json, "Final summary as JSON on stdout (as `pacer study show --json`); progress on stderr");
 
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
   return [a, base_args]() -> int {
@@ -256,9 +257,13 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     if (!a->worker_label.empty()) return report.interrupted ? 130 : 0;
 
     const auto sweeps_summary = summarize_studies(store, studies);
-    for (const auto& sweep : sweeps_summary) std::fputs(format_study_details(sweep).c_str(), stdout);
+    if (a->json) {
+      std::fputs(sweeps_json_text(sweeps_summary).c_str(), stdout);
+    } else {
+      for (const auto& sweep : sweeps_summary) std::fputs(format_study_details(sweep).c_str(), stdout);
+    }
     if (report.trials_run > 0 && report.trial_seconds > 0) {
-      std::printf("store overhead: %lld calls, %.1f ms in total, %.3f%% of %.1f s of trials (%lld evals recorded)\n",
+      std::fprintf(a->json ? stderr : stdout, "store overhead: %lld calls, %.1f ms in total, %.3f%% of %.1f s of trials (%lld evals recorded)\n",
                   static_cast<long long>(report.store_calls), report.store_seconds * 1e3,
                   100.0 * report.store_seconds / report.trial_seconds, report.trial_seconds,
                   static_cast<long long>(report.evals_recorded));

@@ -269,9 +269,11 @@ ScalingReport scaling_report_from_json(const std::string& text, const std::strin
   return report;
 }
 
+std::string scaling_json_text(const ScalingReport& report) { return report_json(report).dump(2) + "\n"; }
+
 void write_scaling_outputs(const ScalingReport& report, const std::string& dir) {
   create_directories(dir);
-  write_file_atomic(dir + "/scaling.json", report_json(report).dump(2) + "\n");
+  write_file_atomic(dir + "/scaling.json", scaling_json_text(report));
   std::ostringstream csv;
   csv << "series,algorithm,batch_size,step_budget,steps_to_result,best_trial,efficiency,regime,trials,diverged,reached,"
          "noise_scale\n";

@@ -63,6 +63,8 @@ std::string hyperparameters_summary(const std::string& json, const std::string& 
 // The report back from the scaling.json it was written to (`pacer report DIR`); InputError
 // naming `origin` when the text is not such a file.
 ScalingReport scaling_report_from_json(const std::string& text, const std::string& origin);
+// scaling.json's text (`pacer scale --json` prints it): missing and infinite values are null.
+std::string scaling_json_text(const ScalingReport& report);
 // scaling.json, scaling.csv, steps_vs_batch_size.svg and report.html in `dir`.
 void write_scaling_outputs(const ScalingReport& report, const std::string& dir);
 

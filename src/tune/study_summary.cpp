@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -49,6 +50,67 @@ std::string hparams_text(const std::optional<std::string>& json) {
 std::string pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s;
+}
+
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+nlohmann::ordered_json optional_json(const std::optional<int64_t>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+// Infinity (not reached) is null, as everywhere in Pacer's JSON.
+nlohmann::ordered_json time_json(double t) {
+  return std::isfinite(t) ? nlohmann::ordered_json(t) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json sweeps_json(const std::vector<SweepSummary>& sweeps) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& sweep : sweeps) {
+    nlohmann::ordered_json j;
+    j["experiment"] = sweep.experiment;
+    j["workload"] = sweep.workload;
+    j["algorithm"] = sweep.algorithm;
+    j["ruleset"] = sweep.ruleset;
+    j["finished"] = sweep.finished();
+    j["workload_time_to_target"] = time_json(sweep.median_time);
+    auto studies = nlohmann::ordered_json::array();
+    for (const auto& s : sweep.studies) {
+      nlohmann::ordered_json sj;
+      sj["id"] = s.study.id;
+      sj["study"] = s.study.study_index;
+      sj["name"] = s.study.name();
+      sj["sampler"] = s.study.sampler;
+      sj["sampler_seed"] = std::to_string(s.study.sampler_seed);  // 64-bit: a string, exact in every reader
+      sj["best_trial"] = optional_json(s.best_trial);
+      sj["time_to_target"] = time_json(s.time_to_target);
+      sj["steps_to_target"] = optional_json(s.steps_to_target);
+      auto trials = nlohmann::ordered_json::array();
+      for (const auto& t : s.trials) {
+        nlohmann::ordered_json tj;
+        tj["trial"] = t.index;
+        tj["status"] = to_string(t.status);
+        tj["outcome"] = t.outcome;
+        tj["attempts"] = t.attempts;
+        tj["seed"] = std::to_string(t.seed);
+        tj["hyperparameters"] =
+            t.hparams_json ? nlohmann::ordered_json::parse(*t.hparams_json) : nlohmann::ordered_json();
+        tj["time_to_target"] = optional_json(t.time_to_target);
+        tj["steps_to_target"] = optional_json(t.steps_to_target);
+        tj["eval_index_to_target"] = optional_json(t.eval_index_to_target);
+        tj["best_validation"] = optional_json(t.best_validation);
+        tj["steps"] = optional_json(t.steps);
+        tj["submission_time"] = optional_json(t.submission_time);
+        tj["stop_reason"] = t.stop_reason;
+        tj["message"] = t.message;
+        trials.push_back(tj);
+      }
+      sj["trials"] = trials;
+      studies.push_back(sj);
+    }
+    j["studies"] = studies;
+    out.push_back(j);
+  }
+  return out;
 }
 
 }  // namespace
@@ -161,5 +223,68 @@ std::string format_study_details(const SweepSummary& sweep) {
       << (sweep.finished() ? "" : " (studies unfinished)") << "\n";
   return out.str();
 }
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_value(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) return "";
+    return v.dump();  // the shortest text that reads back as the same double
+  }
+  return csv_field(v.dump());
+}
+
+}  // namespace
+
+std::string trials_csv_text(const std::vector<SweepSummary>& sweeps) {
+  const auto j = sweeps_json(sweeps);
+  // Hyperparameter columns: the union over trials, in order of first appearance.
+  std::vector<std::string> names;
+  for (const auto& sweep : j)
+    for (const auto& study : sweep["studies"])
+      for (const auto& trial : study["trials"])
+        if (trial["hyperparameters"].is_object())
+          for (const auto& [name, value] : trial["hyperparameters"].items())
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  const std::vector<std::string> sweep_keys = {"experiment", "workload", "algorithm", "ruleset"};
+  const std::vector<std::string> trial_keys = {"trial",         "status",          "outcome",
+                                               "attempts",      "seed",            "time_to_target",
+                                               "steps_to_target", "eval_index_to_target", "best_validation",
+                                               "steps",         "submission_time", "stop_reason", "message"};
+  std::ostringstream out;
+  for (const auto& k : sweep_keys) out << k << ",";
+  out << "study,study_id,best";
+  for (const auto& k : trial_keys) out << "," << k;
+  for (const auto& n : names) out << "," << csv_field("hp." + n);
+  out << "\n";
+  for (const auto& sweep : j) {
+    for (const auto& study : sweep["studies"]) {
+      for (const auto& trial : study["trials"]) {
+        for (const auto& k : sweep_keys) out << csv_value(sweep[k]) << ",";
+        out << csv_value(study["study"]) << "," << csv_value(study["id"]) << ","
+            << (study["best_trial"] == trial["trial"] ? "1" : "0");
+        for (const auto& k : trial_keys) out << "," << csv_value(trial[k]);
+        for (const auto& n : names) {
+          const auto& hp = trial["hyperparameters"];
+          out << "," << (hp.is_object() && hp.contains(n) ? csv_value(hp[n]) : "");
+        }
+        out << "\n";
+      }
+    }
+  }
+  return out.str();
+}
+
+std::string sweeps_json_text(const std::vector<SweepSummary>& sweeps) { return sweeps_json(sweeps).dump(2) + "\n"; }
 
 }  // namespace pacer

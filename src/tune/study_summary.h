@@ -38,5 +38,12 @@ std::vector<SweepSummary> summarize_studies(const StudyStore& store, const std::
 // Text tables for `pacer study list` / `pacer study show` and the end of `pacer tune`.
 std::string format_sweeps_table(const std::vector<SweepSummary>& sweeps);
 std::string format_study_details(const SweepSummary& sweep);
+// The same as JSON (`pacer study list/show --json`, `pacer tune --json`): per sweep its studies
+// and their trials; not reached / unfinished times are null, seeds strings (64-bit).
+std::string sweeps_json_text(const std::vector<SweepSummary>& sweeps);
+// One CSV row per trial (`pacer study export --csv`): the sweep, study, whether it is the study's
+// best, the trial's results, then one hp.NAME column per hyperparameter seen; not reached and
+// missing values are empty cells.
+std::string trials_csv_text(const std::vector<SweepSummary>& sweeps);
 
 }  // namespace pacer
