@@ -97,6 +97,39 @@ TEST(SvgChart, NiceTicksAndEscaping) {
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
 }
 
+// Log axes read as values (batch sizes 32 64 128, steps 100 1000), measured points carry markers,
+// the legend lists only series with data, bands and vertical marks are drawn, and points a fixed
+// range cuts are counted in a note.
+TEST(SvgChart, LogAxesShowValuesAndTheChartSaysWhatItLeavesOut) {
+  pacer::LineChart chart;
+  chart.log_x = chart.log2_x = chart.log_y = true;
+  pacer::ChartSeries measured{"sgd", "#000", {{32, 4000}, {64, 2100}, {128, 1200}, {256, 800}}, false};
+  measured.markers = true;
+  chart.series.push_back(measured);
+  chart.series.push_back({"never reached", "#111", {}, false});
+  chart.bands.push_back({"fit band", "#000", {{32, 3000}, {256, 500}}, {{32, 5000}, {256, 900}}});
+  chart.vlines.push_back({100, "B_crit 100", "#222"});
+  const std::string svg = chart.render();
+  for (const char* label : {">32</text>", ">64</text>", ">128</text>", ">256</text>", ">1000</text>"}) {
+    EXPECT_NE(svg.find(label), std::string::npos) << label << "\n" << svg;
+  }
+  EXPECT_EQ(svg.find(">1.5</text>"), std::string::npos) << "log2 exponents instead of values";
+  EXPECT_EQ(svg.find("never reached"), std::string::npos) << "a legend entry without data";
+  EXPECT_NE(svg.find("class=\"band\""), std::string::npos);
+  EXPECT_NE(svg.find(">B_crit 100</text>"), std::string::npos);
+  size_t markers = 0;
+  for (size_t at = svg.find("class=\"marker\""); at != std::string::npos; at = svg.find("class=\"marker\"", at + 1)) ++markers;
+  EXPECT_EQ(markers, 4u + 1u);  // the measured points + the legend's
+  EXPECT_EQ(svg.find("clipped"), std::string::npos);
+
+  pacer::LineChart fixed;
+  fixed.x_min = 0, fixed.x_max = 10;
+  fixed.series.push_back({"long", "#000", {{1, 1}, {5, 2}, {20, 3}, {40, 4}}, false});
+  EXPECT_NE(fixed.render().find("2 points outside the plotted range (clipped)"), std::string::npos);
+  EXPECT_TRUE(pacer::spans_decades({0.5, 80.0}, 2.0));
+  EXPECT_FALSE(pacer::spans_decades({0.0, 5.0, 40.0}, 2.0));
+}
+
 TEST_F(ReportTest, RendersInHeadlessChromium) {
   const std::string chromium = pacer::testing::find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "Chromium not installed (scripts/setup.sh installs the Debian package chromium)";

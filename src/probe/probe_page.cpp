@@ -31,10 +31,11 @@ std::string throughput_chart(const ThroughputProbeReport& r) {
   chart.title = "Throughput vs batch size";
   chart.x_label = "batch size";
   chart.y_label = "examples per second";
-  chart.log_x = true;
+  chart.log_x = chart.log2_x = true;
   chart.y_min = 0.0;
   ChartSeries step{"training step", palette_color(0), {}};
   ChartSeries pipeline{"input pipeline alone", palette_color(1), {}};
+  step.markers = pipeline.markers = true;
   for (const auto& m : r.measurements) {
     if (!m.fits) continue;
     step.points.emplace_back(static_cast<double>(m.batch_size), m.examples_per_second);
@@ -69,7 +70,7 @@ std::string step_time_chart(const ThroughputProbeReport& r) {
   chart.title = "Time per step (median; bars: min to max)";
   chart.x_label = "batch size";
   chart.y_label = "milliseconds";
-  chart.log_x = true;
+  chart.log_x = chart.log2_x = true;
   chart.y_min = 0.0;
   ChartSeries s{"time per step", palette_color(0), {}};
   s.markers_only = true;

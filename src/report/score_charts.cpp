@@ -38,8 +38,7 @@ std::string curve_chart_svg(const ScoreResult& r, size_t w) {
   chart.title = target.workload + ": validation " + target.metric;
   chart.x_label = r.time_axis == TimeAxis::seconds ? "submission time (s)" : "global step";
   chart.y_label = "validation/" + target.metric;
-  chart.x_min = 0.0;
-  std::vector<double> values;
+  std::vector<double> values, times;
   for (size_t s = 0; s < r.submissions.size(); ++s) {
     ChartSeries series;
     series.name = r.submissions[s].name;
@@ -47,8 +46,17 @@ std::string curve_chart_svg(const ScoreResult& r, size_t w) {
     for (const auto& p : r.submissions[s].workloads[w].curve) {
       series.points.push_back({p.time, p.value});
       values.push_back(p.value);
+      times.push_back(p.time);
     }
+    series.markers = series.points.size() <= 40;  // the evals, where they are few enough to see
+    series.marker_size = 2.5;
     chart.series.push_back(series);
+  }
+  // Submissions whose times differ by decades (a fast and a slow one): a log time axis shows both.
+  if (spans_decades(times, 2.0)) {
+    chart.log_x = true;
+  } else {
+    chart.x_min = 0.0;
   }
   if (!target.metric.empty()) {
     chart.hlines.push_back({target.validation_target, "target " + std::string(target.higher_is_better ? ">= " : "<= ") +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/atomic_file.h"
@@ -30,26 +31,65 @@ std::string cell(const std::string& text) { return "<td>" + xml_escape(text) + "
 std::string scaling_plot_svg(const ScalingReport& report) {
   LineChart chart;
   chart.id = "steps-vs-batch-size";
-  chart.title = "Steps to result vs batch size (log2 axes)";
-  chart.x_label = "log2(batch size)";
-  chart.y_label = "log2(steps to " + report.goal.metric + ")";
+  chart.title = "Steps to result vs batch size";
+  chart.width = 900, chart.height = 420;  // room for the legend of fits and bands
+  chart.x_label = "batch size";
+  chart.y_label = "steps to " + report.goal.metric;
+  chart.log_x = chart.log2_x = chart.log_y = true;
   std::optional<std::pair<double, double>> anchor;
-  double x_max = 0;
+  double b_lo = std::numeric_limits<double>::infinity(), b_hi = 0;
+  for (const auto& s : report.series) {
+    for (const auto& b : s.batch_sizes) {
+      b_lo = std::min(b_lo, static_cast<double>(b.batch_size)), b_hi = std::max(b_hi, static_cast<double>(b.batch_size));
+    }
+  }
   for (size_t i = 0; i < report.series.size(); ++i) {
     const auto& s = report.series[i];
-    ChartSeries line{s.name, palette_color(i), {}, false};
+    const std::string& color = palette_color(i);
+    ChartSeries line{s.name, color, {}, false};
+    line.markers = true;  // the measured batch sizes
     for (const auto& b : s.batch_sizes) {
-      x_max = std::max(x_max, std::log2(static_cast<double>(b.batch_size)));
       if (!b.result.steps) continue;
-      const double x = std::log2(static_cast<double>(b.batch_size)), y = std::log2(static_cast<double>(*b.result.steps));
+      const double x = static_cast<double>(b.batch_size), y = static_cast<double>(*b.result.steps);
       line.points.emplace_back(x, y);
       if (!anchor) anchor = std::make_pair(x, y);
     }
     chart.series.push_back(line);
+    if (s.fit && std::isfinite(b_lo) && b_hi > b_lo) {
+      // S(B) = S_min (1 + B_crit / B), and the envelope of the four corners of the bootstrap
+      // intervals of S_min and B_crit (a band from the marginal intervals, not a joint one).
+      const auto& f = *s.fit;
+      ChartSeries fitted{s.name + ": fit S_min (1 + B_crit/B)", color, {}, false};
+      fitted.dashed = true;
+      ChartBand band{s.name + ": fit, 95% intervals", color, {}, {}};
+      for (int k = 0; k <= 48; ++k) {
+        const double batch = b_lo * std::pow(b_hi / b_lo, k / 48.0);
+        fitted.points.emplace_back(batch, f.fit.s_min * (1 + f.fit.b_crit / batch));
+        double lo = std::numeric_limits<double>::infinity(), hi = 0;
+        for (double sm : {f.s_min_low, f.s_min_high}) {
+          for (double bc : {f.b_crit_low, f.b_crit_high}) {
+            const double v = sm * (1 + bc / batch);
+            if (std::isfinite(v) && v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+          }
+        }
+        if (std::isfinite(lo) && hi > 0) band.lower.emplace_back(batch, lo), band.upper.emplace_back(batch, hi);
+      }
+      chart.series.push_back(fitted);
+      if (!band.lower.empty()) chart.bands.push_back(band);
+      if (f.fit.b_crit > 0 && std::isfinite(f.fit.b_crit)) {
+        chart.vlines.push_back({f.fit.b_crit, "B_crit " + format_double("%.0f", f.fit.b_crit) +
+                                                  (report.series.size() > 1 ? " (" + s.name + ")" : ""), color});
+      }
+    }
+    if (s.noise_scale && *s.noise_scale > 0) {
+      chart.vlines.push_back({*s.noise_scale, "B_simple " + format_double("%.0f", *s.noise_scale) +
+                                                  (report.series.size() > 1 ? " (" + s.name + ")" : ""), "#777"});
+    }
   }
-  if (anchor) {
-    // Perfect scaling through the first measured point: slope -1 in log-log.
-    ChartSeries perfect{"perfect scaling", "#999999", {*anchor, {x_max, anchor->second - (x_max - anchor->first)}}, false};
+  if (anchor && b_hi > anchor->first) {
+    // Perfect scaling through the first measured point: steps halve as the batch doubles.
+    ChartSeries perfect{"perfect scaling", "#999999", {*anchor, {b_hi, anchor->second * anchor->first / b_hi}}, false};
+    perfect.dashed = true;
     chart.series.push_back(perfect);
   }
   return chart.render();
@@ -59,16 +99,18 @@ std::string learning_rate_plot_svg(const ScalingReport& report) {
   LineChart chart;
   chart.id = "learning-rate-vs-batch-size";
   chart.title = "Best trial's learning rate vs batch size";
-  chart.x_label = "log2(batch size)";
-  chart.y_label = "log10(learning rate)";
+  chart.x_label = "batch size";
+  chart.y_label = "learning rate";
+  chart.log_x = chart.log2_x = chart.log_y = true;
   bool any = false;
   for (size_t i = 0; i < report.series.size(); ++i) {
     const auto& s = report.series[i];
     ChartSeries line{s.name, palette_color(i), {}, false};
+    line.markers = true;
     for (const auto& b : s.batch_sizes) {
       if (!b.result.trial_id) continue;
       if (auto lr = learning_rate_of(b.best_hparams)) {
-        line.points.emplace_back(std::log2(static_cast<double>(b.batch_size)), std::log10(*lr));
+        line.points.emplace_back(static_cast<double>(b.batch_size), *lr);
         any = true;
       }
     }
