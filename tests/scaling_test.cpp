@@ -189,6 +189,12 @@ TEST_F(ScaleCliTest, SyntheticStudyShowsAllThreeRegimesAndBcritMatchesTheNoiseSc
     regimes.insert(row["regime"].get<std::string>());
     reached += !row["steps_to_result"].is_null();
     EXPECT_EQ(row["trials"], 8);
+    // The best trial is named as its log folder is (the table shows the same name).
+    if (!row["best_trial"].is_null()) {
+      const std::string folder = row["best_trial_folder"].get<std::string>();
+      EXPECT_TRUE(std::filesystem::exists(dir_ + "/out/logs/" + folder + "/trial.json")) << folder;
+      EXPECT_NE(r.out.find(folder), std::string::npos) << folder;
+    }
   }
   EXPECT_EQ(series["batch_sizes"].size(), 9u);
   EXPECT_GE(reached, 8);

@@ -155,7 +155,7 @@ std::string render_scaling_html(const ScalingReport& report) {
 
   for (const auto& s : report.series) {
     h << "<h2>" << xml_escape(s.name) << "</h2><table class=\"scaling-table\"><tr><th>batch size</th>"
-         "<th>step budget</th><th>steps to result</th><th>best trial</th><th>efficiency</th><th>regime</th>"
+         "<th>step budget</th><th>steps to result</th><th>best trial (DIR/logs/)</th><th>efficiency</th><th>regime</th>"
          "<th>trials</th><th>diverged</th><th>missed goal</th><th>noise scale</th><th>best metaparameters</th></tr>";
     for (size_t i = 0; i < s.batch_sizes.size(); ++i) {
       const auto& b = s.batch_sizes[i];
@@ -166,7 +166,9 @@ std::string render_scaling_html(const ScalingReport& report) {
                                                                           : "";
       h << "<tr>" << cell(std::to_string(b.batch_size)) << cell(std::to_string(b.step_budget))
         << (b.result.steps ? cell(std::to_string(*b.result.steps)) : "<td class=\"never\">never</td>")
-        << cell(b.result.trial_id ? std::to_string(*b.result.trial_id) : "-")
+        << cell(!b.best_trial_folder.empty() ? b.best_trial_folder
+                : b.result.trial_id          ? std::to_string(*b.result.trial_id)
+                                             : "-")
         << cell(p.efficiency ? format_double("%.2f", *p.efficiency) : "-") << "<td class=\"l " << regime_class << "\">"
         << xml_escape(to_string(p.regime)) << "</td>"
         << cell(std::to_string(b.result.trials) + (b.pending ? " (+" + std::to_string(b.pending) + " pending)" : ""))

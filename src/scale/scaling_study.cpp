@@ -11,6 +11,7 @@
 #include "core/json_input.h"
 #include "core/format.h"
 #include "scale/scale_experiment.h"
+#include "tune/tuning_worker.h"
 #include "scale/scaling_page.h"
 #include "tune/sweep.h"
 
@@ -45,7 +46,7 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
   // series -> batch size -> trials (with their hyperparameters and noise scales per eval)
   std::map<std::string, std::map<int64_t, std::vector<ScalingTrial>>> trials;
   std::map<std::string, std::map<int64_t, BatchSizeResult>> results;
-  std::map<int64_t, std::string> hparams_by_trial;
+  std::map<int64_t, std::string> hparams_by_trial, folder_by_trial;
   std::map<int64_t, std::map<int64_t, double>> noise_by_trial;  // trial -> step -> noise scale
   for (const auto& stored : studies) {
     StudyRecord study = stored;
@@ -82,6 +83,7 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
         }
       }
       hparams_by_trial[t.id] = t.hparams_json.value_or("{}");
+      folder_by_trial[t.id] = trial_folder("", stored, t.index, /*experiment_folder=*/true).substr(1);  // as the worker names it
       trials[study.experiment][b].push_back(st);
     }
   }
@@ -92,6 +94,7 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
       r.result = steps_to_result(trials[series.name][b], goal.value, goal.higher_is_better);
       if (r.result.trial_id) {
         r.best_hparams = hparams_by_trial[*r.result.trial_id];
+        r.best_trial_folder = folder_by_trial[*r.result.trial_id];
         const auto& n = noise_by_trial[*r.result.trial_id];
         if (auto it = n.find(*r.result.steps); it != n.end() && std::isfinite(it->second)) {
           r.noise_scale = it->second;
@@ -118,7 +121,9 @@ std::string scaling_table_text(const ScalingReport& report) {
       << " on " << report.workload << "\n";
   for (const auto& s : report.series) {
     out << "\n" << s.name << " (" << s.algorithm << ")\n";
-    out << "  " << pad("batch", 8) << pad("steps", 9) << pad("best trial", 12) << pad("efficiency", 12)
+    size_t folder_width = 12;
+    for (const auto& b : s.batch_sizes) folder_width = std::max(folder_width, b.best_trial_folder.size() + 2);
+    out << "  " << pad("batch", 8) << pad("steps", 9) << pad("best trial (logs/)", folder_width) << pad("efficiency", 12)
         << pad("regime", 26) << pad("trials (div, miss)", 20) << "best hyperparameters\n";
     for (size_t i = 0; i < s.batch_sizes.size(); ++i) {
       const auto& b = s.batch_sizes[i];
@@ -126,7 +131,10 @@ std::string scaling_table_text(const ScalingReport& report) {
       const int missed = b.result.trials - b.result.diverged - b.result.reached;
       out << "  " << pad(std::to_string(b.batch_size), 8)
           << pad(b.result.steps ? std::to_string(*b.result.steps) : "never", 9)
-          << pad(b.result.trial_id ? std::to_string(*b.result.trial_id) : "-", 12)
+          << pad(!b.best_trial_folder.empty() ? b.best_trial_folder
+                 : b.result.trial_id          ? std::to_string(*b.result.trial_id)
+                                              : "-",
+                 folder_width)
           << pad(p.efficiency ? format_double("%.2f", *p.efficiency) : "-", 12) << pad(to_string(p.regime), 26)
           << pad(std::to_string(b.result.trials) + " (" + std::to_string(b.result.diverged) + ", " +
                      std::to_string(missed) + ")" + (b.pending ? " +" + std::to_string(b.pending) + " pending" : ""),
@@ -174,6 +182,7 @@ nlohmann::ordered_json report_json(const ScalingReport& report) {
       r["step_budget"] = b.step_budget;
       r["steps_to_result"] = b.result.steps ? nlohmann::ordered_json(*b.result.steps) : nlohmann::ordered_json();
       r["best_trial"] = b.result.trial_id ? nlohmann::ordered_json(*b.result.trial_id) : nlohmann::ordered_json();
+      r["best_trial_folder"] = b.best_trial_folder.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(b.best_trial_folder);
       r["best_hyperparameters"] = b.result.trial_id ? nlohmann::ordered_json::parse(b.best_hparams) : nlohmann::ordered_json();
       r["efficiency"] = p.efficiency ? nlohmann::ordered_json(*p.efficiency) : nlohmann::ordered_json();
       r["regime"] = to_string(p.regime);
@@ -233,6 +242,9 @@ ScalingReport scaling_report_from_json(const std::string& text, const std::strin
         b.step_budget = r.at("step_budget").get<int64_t>();
         b.result.steps = optional_of<int64_t>(r, "steps_to_result");
         b.result.trial_id = optional_of<int64_t>(r, "best_trial");
+        if (r.contains("best_trial_folder") && r.at("best_trial_folder").is_string()) {
+          b.best_trial_folder = r.at("best_trial_folder").get<std::string>();  // absent in files before it existed
+        }
         b.result.trials = r.at("trials").get<int>();
         b.result.diverged = r.at("diverged").get<int>();
         b.result.reached = r.at("reached").get<int>();
@@ -275,15 +287,15 @@ void write_scaling_outputs(const ScalingReport& report, const std::string& dir) 
   create_directories(dir);
   write_file_atomic(dir + "/scaling.json", scaling_json_text(report));
   std::ostringstream csv;
-  csv << "series,algorithm,batch_size,step_budget,steps_to_result,best_trial,efficiency,regime,trials,diverged,reached,"
-         "noise_scale\n";
+  csv << "series,algorithm,batch_size,step_budget,steps_to_result,best_trial,best_trial_folder,efficiency,regime,trials,"
+         "diverged,reached,noise_scale\n";
   for (const auto& s : report.series) {
     for (size_t i = 0; i < s.batch_sizes.size(); ++i) {
       const auto& b = s.batch_sizes[i];
       const auto& p = s.points[i];
       csv << s.name << "," << s.algorithm << "," << b.batch_size << "," << b.step_budget << ","
           << (b.result.steps ? std::to_string(*b.result.steps) : "") << ","
-          << (b.result.trial_id ? std::to_string(*b.result.trial_id) : "") << ","
+          << (b.result.trial_id ? std::to_string(*b.result.trial_id) : "") << "," << b.best_trial_folder << ","
           << (p.efficiency ? format_double("%.4f", *p.efficiency) : "") << "," << to_string(p.regime) << "," << b.result.trials
           << "," << b.result.diverged << "," << b.result.reached << ","
           << (b.noise_scale ? format_double("%.6g", *b.noise_scale) : "") << "\n";

@@ -32,6 +32,7 @@ struct BatchSizeResult {
   int64_t step_budget = 0;
   StepsToResult result;
   std::string best_hparams;              // JSON of the best trial
+  std::string best_trial_folder;         // its log folder under DIR/logs (EXPERIMENT/study_k/WORKLOAD_libtorch/trial_i)
   std::optional<double> noise_scale;     // train/noise_scale of the best trial at its hit
   int pending = 0;                       // trials not finished yet
 };
