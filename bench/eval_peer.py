@@ -11,23 +11,19 @@ correct predictions read back per batch (as Pacer's evaluate does), one untimed 
   {"impl": "pytorch_python", "threads": 2, "batch_size": 1000, "images": 30000, "seconds": [..], ...}
 """
 import argparse
-import gzip
 import json
 import os
 import time
+
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    ndim = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_loop import read_idx  # noqa: E402  (the IDX reader of the training-loop peer)
 
 
 def load_splits(data_dir):

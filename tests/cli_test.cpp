@@ -179,6 +179,7 @@ TEST_F(CliTest, ShortSyntheticRunWritesItsResults) {
   EXPECT_EQ(meta.at("workload.name"), "synthetic_regression");
   EXPECT_EQ(meta.at("algorithm"), "nadamw");
   EXPECT_EQ(meta.at("rng_seed"), 3);
+  EXPECT_EQ(nlohmann::json::parse(read_file(out + "/trial.json")).at("seed"), "3");  // seeds are strings in Pacer's JSON
 
   // eval_measurements.csv: AlgoPerf's sorted columns; evals after step 1, then every 10 steps.
   std::stringstream csv(read_file(out + "/eval_measurements.csv"));

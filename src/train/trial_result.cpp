@@ -59,7 +59,7 @@ std::string TrialResult::to_json() const {
   if (!message.empty()) j["message"] = message;
   j["workload"] = workload;
   j["algorithm"] = algorithm;
-  j["seed"] = seed;
+  j["seed"] = std::to_string(seed);  // 64-bit: a string, exact in every JSON reader (2^53 limits doubles)
   j["batch_size"] = batch_size;
   j["time_budget"] = time_budget;
   j["time_to_target"] = opt(time_to_target);
