@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -241,12 +242,25 @@ TEST_F(CliTest, EvalSplitsChooseWhatEachEvalMeasures) {
                   "-q --out '" + ignored + "'").code, 0);
 }
 
-// Without --threads a run takes the machine's CPUs, shared by the ranks a launcher says run here.
+// Without --threads: OMP_NUM_THREADS when set, else the machine's CPUs shared by the processes on it.
 TEST_F(CliTest, DefaultThreadsAreTheMachinesCpusSharedByTheLocalRanks) {
   const int cpus = pacer::available_cpus();
+  const char* omp = std::getenv("OMP_NUM_THREADS");  // the sanitizer runs pin it
+  const std::string saved = omp ? omp : "";
+  ::unsetenv("OMP_NUM_THREADS");
+  EXPECT_EQ(pacer::set_num_threads(0, 1), cpus);
+  EXPECT_EQ(pacer::set_num_threads(0, 2), std::max(1, cpus / 2));
+  EXPECT_EQ(pacer::set_num_threads(0, 4 * cpus), 1);
+  ::setenv("OMP_NUM_THREADS", "3", 1);
+  EXPECT_EQ(pacer::set_num_threads(0, 2), 3);
+  EXPECT_EQ(pacer::set_num_threads(1, 2), 1);  // --threads wins
+  if (omp) ::setenv("OMP_NUM_THREADS", saved.c_str(), 1); else ::unsetenv("OMP_NUM_THREADS");
+  pacer::set_num_threads(1);
+
   const std::string out = dir_ + "/threads";
   ASSERT_EQ(pacer("run -w synthetic_regression -a nadamw --max-steps 1 -q --out '" + out + "'").code, 0);
-  EXPECT_EQ(nlohmann::json::parse(read_file(out + "/meta_data_0.json")).at("num_threads"), cpus);
+  const int expected = omp && std::atoi(omp) > 0 ? std::atoi(omp) : cpus;
+  EXPECT_EQ(nlohmann::json::parse(read_file(out + "/meta_data_0.json")).at("num_threads"), expected);
 }
 
 

@@ -10,10 +10,12 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -29,6 +31,7 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "core/process_supervisor.h"
 #include "core/spawn_error.h"
 
@@ -89,29 +92,27 @@ ChildProcessOptions rank_process(const LaunchArgs& a, int local_rank, int port) 
 
 // HOST[:PORT] of --rdzv-endpoint (IPv6 in brackets: [::1]:29400) into master_addr/master_port.
 void apply_rdzv_endpoint(LaunchArgs& a) {
-  std::string host = a.rdzv_endpoint, port;
+  const std::string& text = a.rdzv_endpoint;
+  auto bad = [&](const std::string& why) { return InputError("--rdzv-endpoint '" + text + "': " + why); };
+  std::string host = text, port;
+  bool has_port = false;
   if (!host.empty() && host.front() == '[') {
     const size_t close = host.find(']');
-    if (close == std::string::npos) throw InputError("--rdzv-endpoint '" + a.rdzv_endpoint + "': unclosed '['");
-    port = host.size() > close + 1 && host[close + 1] == ':' ? host.substr(close + 2) : "";
+    if (close == std::string::npos) throw bad("unclosed '['");
+    const std::string rest = host.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') throw bad("expected :PORT after ']'");
+    has_port = !rest.empty(), port = has_port ? rest.substr(1) : "";
     host = host.substr(1, close - 1);
   } else if (const size_t colon = host.rfind(':'); colon != std::string::npos && host.find(':') == colon) {
-    port = host.substr(colon + 1);
+    has_port = true, port = host.substr(colon + 1);
     host = host.substr(0, colon);
   }
-  if (host.empty()) throw InputError("--rdzv-endpoint '" + a.rdzv_endpoint + "': no host (expected HOST[:PORT])");
+  if (host.empty()) throw bad("no host (expected HOST[:PORT])");
   a.master_addr = host;
-  if (!port.empty()) {
-    size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(port, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != port.size() || value < 1 || value > 65535) {
-      throw InputError("--rdzv-endpoint '" + a.rdzv_endpoint + "': port '" + port + "' is not in 1-65535");
-    }
+  if (has_port) {
+    const bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+    const int value = digits ? std::stoi(port) : 0;
+    if (value < 1 || value > 65535) throw bad("port '" + port + "' is not in 1-65535");
     a.master_port = value;
   }
 }
@@ -140,8 +141,9 @@ socklen_t length_of(const sockaddr_storage& s) {
   return s.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
 }
 
-// Node 0's ranks serve the rendezvous store on the address: it must be one of this machine's.
-void check_address_is_local(const std::string& host, int port) {
+// Node 0's ranks serve the rendezvous store on the address: on one node it must be one of this
+// machine's; across nodes a forwarded address (a virtual IP) can work, so it is a warning there.
+void check_address_is_local(const std::string& host, int port, bool one_node) {
   for (const sockaddr_storage& s : resolve(host, 0)) {
     const int fd = ::socket(s.ss_family, SOCK_STREAM, 0);
     if (fd < 0) continue;
@@ -149,37 +151,63 @@ void check_address_is_local(const std::string& host, int port) {
     ::close(fd);
     if (ok) return;
   }
-  throw InputError("launch: --node-rank 0 serves the rendezvous, but '" + host + "' (port " +
-                   std::to_string(port) + ") is not an address of this machine; give node 0 its own address");
+  const std::string why = "'" + host + "' (port " + std::to_string(port) +
+                          ") is not an address of this machine, and node 0's ranks serve the rendezvous";
+  if (one_node) throw InputError("launch: " + why + "; give this machine's address (or leave --master-addr out)");
+  std::fprintf(stderr, "pacer launch: warning: %s; the other nodes must reach it there\n", why.c_str());
 }
 
-// Other nodes wait (quietly) until node 0's store accepts connections, at most `timeout` seconds.
-void wait_for_rendezvous(const std::string& host, int port, double timeout, const std::atomic<int>& interrupts) {
+// One TCP connection attempt bounded by `seconds` (a dropped SYN would otherwise block ~2 min).
+bool try_connect(const sockaddr_storage& s, double seconds, std::string& error) {
+  const int fd = ::socket(s.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&s), length_of(s)) == 0;
+  if (!ok && errno == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, static_cast<int>(seconds * 1000)) == 1) {
+      int so_error = 0;
+      socklen_t len = sizeof(so_error);
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len);
+      ok = so_error == 0;
+      if (!ok) error = std::strerror(so_error);
+    } else {
+      error = "no answer";
+    }
+  } else if (!ok) {
+    error = std::strerror(errno);
+  }
+  ::close(fd);
+  return ok;
+}
+
+// Other nodes wait until node 0's store accepts connections, at most `timeout` seconds; false
+// when interrupted first.
+bool wait_for_rendezvous(const std::string& host, int port, double timeout, const std::atomic<int>& interrupts) {
   const auto addresses = resolve(host, port);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(timeout);
   std::string last_error = "no address";
   bool announced = false;
   while (interrupts.load() == 0) {
     for (const sockaddr_storage& s : addresses) {
-      const int fd = ::socket(s.ss_family, SOCK_STREAM, 0);
-      if (fd < 0) continue;
-      const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&s), length_of(s)) == 0;
-      if (!ok) last_error = std::strerror(errno);
-      ::close(fd);
-      if (ok) return;
+      const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+      if (try_connect(s, std::clamp(left, 0.05, 1.0), last_error)) return true;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       throw InputError("launch: cannot reach the rendezvous at " + host + ":" + std::to_string(port) + " (" +
-                       last_error + ") within " + std::to_string(static_cast<int>(timeout)) +
+                       last_error + ") within " + format_double("%g", timeout) +
                        " s; is `pacer launch --node-rank 0` running there, with the same --master-port?");
     }
     if (!announced) {
-      std::fprintf(stderr, "pacer launch: waiting for node 0 at %s:%d (up to %.0f s)\n", host.c_str(), port, timeout);
+      std::fprintf(stderr, "pacer launch: waiting for node 0 at %s:%d (up to %g s)\n", host.c_str(), port, timeout);
       announced = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  throw InputError("launch: interrupted while waiting for the rendezvous");
+  return false;
 }
 
 void report(const SupervisorEvent& e, double grace) {
@@ -214,11 +242,14 @@ Action add_launch_command(CLI::App& app) {
   app.add_option("--node-rank,--node_rank", a->node_rank, "This node's index, 0..nnodes-1 (node 0 serves the rendezvous)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--master-addr,--master_addr", a->master_addr, "Rendezvous address (node 0's)")->capture_default_str();
-  app.add_option("--master-port,--master_port", a->master_port,
+  auto* master_addr =
+      app.add_option("--master-addr,--master_addr", a->master_addr, "Rendezvous address (node 0's)")->capture_default_str();
+  auto* master_port = app.add_option("--master-port,--master_port", a->master_port,
                  "Rendezvous port (default: a free port on one node, 29500 across nodes)")
       ->check(CLI::Range(0, 65535));
-  app.add_option("--rdzv-endpoint,--rdzv_endpoint", a->rdzv_endpoint, "HOST[:PORT]: the same as --master-addr/--master-port");
+  app.add_option("--rdzv-endpoint,--rdzv_endpoint", a->rdzv_endpoint, "HOST[:PORT]: the same as --master-addr/--master-port")
+      ->excludes(master_addr)
+      ->excludes(master_port);
   app.add_option("--rdzv-timeout,--rdzv_timeout", a->rdzv_timeout,
                  "Seconds the other nodes wait for node 0's rendezvous before failing")
       ->check(CLI::PositiveNumber)
@@ -240,14 +271,19 @@ Action add_launch_command(CLI::App& app) {
     if (!a->rdzv_endpoint.empty()) apply_rdzv_endpoint(*a);
     // One node: any free port will do. Several: every node must name the same one (torchrun's default).
     const int port = a->master_port > 0 ? a->master_port : a->nnodes > 1 ? kTorchrunDefaultPort : free_port();
-    if (a->node_rank == 0) check_address_is_local(a->master_addr, port);
+    if (a->node_rank == 0) check_address_is_local(a->master_addr, port, a->nnodes == 1);
     struct sigaction action {};
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
     struct sigaction old_int {}, old_term {};
     sigaction(SIGINT, &action, &old_int);
     sigaction(SIGTERM, &action, &old_term);
-    if (a->node_rank > 0) wait_for_rendezvous(a->master_addr, port, a->rdzv_timeout, g_interrupts);
+    if (a->node_rank > 0 && !wait_for_rendezvous(a->master_addr, port, a->rdzv_timeout, g_interrupts)) {
+      sigaction(SIGINT, &old_int, nullptr);
+      sigaction(SIGTERM, &old_term, nullptr);
+      std::fprintf(stderr, "pacer launch: interrupted while waiting for node 0\n");
+      return 130;
+    }
 
     std::map<std::string, std::ofstream> logs;  // by label
     if (!a->log_dir.empty()) {

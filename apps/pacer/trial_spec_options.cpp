@@ -21,6 +21,13 @@ TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
     }
     if (std::find(s.eval_splits.begin(), s.eval_splits.end(), split) == s.eval_splits.end()) s.eval_splits.push_back(split);
   }
+  // One spelling per choice (the splits are part of a study's identity): reference order, and all
+  // three is the default.
+  std::vector<EvalSplit> canonical;
+  for (EvalSplit split : {EvalSplit::train, EvalSplit::validation, EvalSplit::test}) {
+    if (std::find(s.eval_splits.begin(), s.eval_splits.end(), split) != s.eval_splits.end()) canonical.push_back(split);
+  }
+  s.eval_splits = canonical.size() == 3 ? std::vector<EvalSplit>{} : canonical;
   const bool validation = s.eval_splits.empty() ||
                           std::find(s.eval_splits.begin(), s.eval_splits.end(), EvalSplit::validation) != s.eval_splits.end();
   if (!validation && s.stop_at_targets) {

@@ -1,5 +1,6 @@
 #include "dist/dist_environment.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -54,8 +55,15 @@ DistEnvironment DistEnvironment::from_lookup(const std::function<const char*(con
     env.rank = parse_int(c.rank, rank, 0, env.world_size - 1);
     const char* local = getenv(c.local_rank);
     env.local_rank = local ? parse_int(c.local_rank, local, 0, env.world_size - 1) : env.rank;
-    const char* local_size = getenv(c.local_size);
-    env.local_world_size = local_size ? parse_int(c.local_size, local_size, 1, env.world_size) : env.world_size;
+    // Only a hint for sharing the CPUs: a value that does not fit this job (an sbatch allocation's
+    // SLURM_NTASKS_PER_NODE under a smaller srun) is clamped, one that does not parse ignored.
+    env.local_world_size = env.world_size;
+    if (const char* local_size = getenv(c.local_size)) {
+      try {
+        env.local_world_size = std::clamp(parse_int(c.local_size, local_size, 1, 1 << 20), 1, env.world_size);
+      } catch (const InputError&) {
+      }
+    }
     break;
   }
   if (const char* addr = getenv("MASTER_ADDR")) {

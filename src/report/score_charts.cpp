@@ -38,7 +38,7 @@ std::string curve_chart_svg(const ScoreResult& r, size_t w) {
   chart.title = target.workload + ": validation " + target.metric;
   chart.x_label = r.time_axis == TimeAxis::seconds ? "submission time (s)" : "global step";
   chart.y_label = "validation/" + target.metric;
-  std::vector<double> values, times;
+  std::vector<double> values, ends;  // ends: each submission's last eval time
   for (size_t s = 0; s < r.submissions.size(); ++s) {
     ChartSeries series;
     series.name = r.submissions[s].name;
@@ -46,14 +46,15 @@ std::string curve_chart_svg(const ScoreResult& r, size_t w) {
     for (const auto& p : r.submissions[s].workloads[w].curve) {
       series.points.push_back({p.time, p.value});
       values.push_back(p.value);
-      times.push_back(p.time);
     }
+    if (!series.points.empty()) ends.push_back(series.points.back().first);
     series.markers = series.points.size() <= 40;  // the evals, where they are few enough to see
     series.marker_size = 2.5;
     chart.series.push_back(series);
   }
-  // Submissions whose times differ by decades (a fast and a slow one): a log time axis shows both.
-  if (spans_decades(times, 2.0)) {
+  // Submissions whose runs differ tenfold in length (a fast and a slow one): a log time axis shows
+  // both (decided on the runs' ends: every single run spans decades from its first eval).
+  if (spans_decades(ends, 1.0)) {
     chart.log_x = true;
   } else {
     chart.x_min = 0.0;

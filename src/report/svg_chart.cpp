@@ -143,7 +143,7 @@ std::string LineChart::render() const {
   auto ty = [&](double y) { return log_y ? (y > 0 ? std::log10(y) : nan) : y; };
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   auto extend = [&](double x, double y) {
-    if (std::isnan(x) || std::isnan(y)) return;
+    if (!std::isfinite(x) || !std::isfinite(y)) return;
     x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
   };
   for (const auto& s : series) {
@@ -189,7 +189,7 @@ std::string LineChart::render() const {
   for (const auto& s : series) {
     for (const auto& [x, y] : s.points) {
       const double u = tx(x), v = ty(y);
-      if (std::isnan(u) || std::isnan(v) || u < x0 - ex || u > x1 + ex || v < y0 - ey || v > y1 + ey) ++clipped;
+      if (!std::isfinite(u) || !std::isfinite(v) || u < x0 - ex || u > x1 + ex || v < y0 - ey || v > y1 + ey) ++clipped;
     }
   }
 
@@ -213,7 +213,7 @@ std::string LineChart::render() const {
     for (const auto& [x, label] : x_tick_labels) {
       if (!std::isnan(tx(x))) x_ticks.emplace_back(tx(x), xml_escape(label));
     }
-  } else if (log_x && log2_x) {
+  } else if (log_x && log2_x && log2_ticks(x0, x1).size() >= 2) {
     for (double t : log2_ticks(x0, x1)) x_ticks.emplace_back(t, value_label(std::pow(10.0, t)));
   } else if (log_x) {
     for (double t : log_ticks(x0, x1)) x_ticks.emplace_back(t, value_label(std::pow(10.0, t)));
@@ -281,7 +281,7 @@ std::string LineChart::render() const {
       svg << "<g class=\"series markers\" data-name=\"" << xml_escape(s.name) << "\">\n";
       for (size_t i = 0; i < s.points.size(); ++i) {
         const double x = tx(s.points[i].first), y = ty(s.points[i].second);
-        if (std::isnan(x) || std::isnan(y)) continue;
+        if (!std::isfinite(x) || !std::isfinite(y)) continue;
         if (i < s.y_bars.size() && !std::isnan(ty(s.y_bars[i].first)) && !std::isnan(ty(s.y_bars[i].second))) {
           const double lo = py(ty(s.y_bars[i].first)), hi = py(ty(s.y_bars[i].second));
           svg << "<path class=\"bar\" d=\"M" << num(px(x)) << "," << num(lo) << " L" << num(px(x)) << "," << num(hi)
@@ -301,7 +301,7 @@ std::string LineChart::render() const {
     std::vector<std::pair<double, double>> drawn;
     for (const auto& [x_value, y_value] : s.points) {
       const double x = tx(x_value), y = ty(y_value);
-      if (std::isnan(x) || std::isnan(y)) continue;
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
       if (s.step && !std::isnan(previous_y)) svg << num(px(x)) << "," << num(py(previous_y)) << " ";
       svg << num(px(x)) << "," << num(py(y)) << " ";
       previous_y = y;

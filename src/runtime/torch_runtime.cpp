@@ -9,6 +9,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include <new>
@@ -51,7 +52,16 @@ int available_cpus() {
 }
 
 int set_num_threads(int threads, int processes_on_machine) {
-  if (threads <= 0) threads = std::max(1, available_cpus() / std::max(1, processes_on_machine));
+  if (threads <= 0) {
+    // OMP_NUM_THREADS, as LibTorch's own default honours it (sanitizer runs pin it to 1), else a
+    // fair share of the CPUs.
+    const char* omp = std::getenv("OMP_NUM_THREADS");
+    char* end = nullptr;
+    const long from_env = omp ? std::strtol(omp, &end, 10) : 0;
+    threads = (omp && end != omp && *end == '\0' && from_env > 0 && from_env <= 4096)
+                  ? static_cast<int>(from_env)
+                  : std::max(1, available_cpus() / std::max(1, processes_on_machine));
+  }
   at::set_num_threads(threads);
   // at::set_num_threads sets OpenMP's (and MKL's) threads but not OpenBLAS's own pool, which
   // LibTorch's matrix products run on when Debian's OpenBLAS is the BLAS: without this, --threads 1

@@ -21,8 +21,9 @@ c10::Device resolve_device(const std::string& name);
 void synchronize(const c10::Device& device);
 // Intra-op CPU threads (LibTorch's pools and OpenBLAS's), always set explicitly: left to
 // LibTorch's lazy default, the evals of fmnist_cnn ran 1.4x slower on this machine with the same
-// thread count reported. threads <= 0: the CPUs this process may use, shared evenly by
-// `processes_on_machine` (tuning workers, ranks on this node). Returns the count set.
+// thread count reported. threads <= 0: OMP_NUM_THREADS when set, else the CPUs this process may
+// use shared evenly by `processes_on_machine` (tuning workers, ranks on this node). Returns the
+// count set.
 int set_num_threads(int threads, int processes_on_machine = 1);
 int available_cpus();  // sched_getaffinity's count (taskset, cgroup cpusets), at least 1
 int num_threads();

@@ -43,6 +43,19 @@ std::string scaling_plot_svg(const ScalingReport& report) {
       b_lo = std::min(b_lo, static_cast<double>(b.batch_size)), b_hi = std::max(b_hi, static_cast<double>(b.batch_size));
     }
   }
+  // Marks inside the measured batch sizes are drawn; one outside (a fit at the edge of its search,
+  // a noise scale beyond the sweep) is named in the title rather than stretching the axis.
+  std::string off_chart;
+  auto mark = [&](double b, const std::string& what, const std::string& series, const std::string& color) {
+    if (!(b > 0) || !std::isfinite(b)) return;
+    const std::string label =
+        what + " " + format_double("%.0f", b) + (report.series.size() > 1 ? " (" + series + ")" : "");
+    if (b >= b_lo && b <= b_hi) {
+      chart.vlines.push_back({b, label, color});
+    } else {
+      off_chart += (off_chart.empty() ? "" : ", ") + label;
+    }
+  };
   for (size_t i = 0; i < report.series.size(); ++i) {
     const auto& s = report.series[i];
     const std::string& color = palette_color(i);
@@ -76,15 +89,9 @@ std::string scaling_plot_svg(const ScalingReport& report) {
       }
       chart.series.push_back(fitted);
       if (!band.lower.empty()) chart.bands.push_back(band);
-      if (f.fit.b_crit > 0 && std::isfinite(f.fit.b_crit)) {
-        chart.vlines.push_back({f.fit.b_crit, "B_crit " + format_double("%.0f", f.fit.b_crit) +
-                                                  (report.series.size() > 1 ? " (" + s.name + ")" : ""), color});
-      }
+      mark(f.fit.b_crit, "B_crit", s.name, color);
     }
-    if (s.noise_scale && *s.noise_scale > 0) {
-      chart.vlines.push_back({*s.noise_scale, "B_simple " + format_double("%.0f", *s.noise_scale) +
-                                                  (report.series.size() > 1 ? " (" + s.name + ")" : ""), "#777"});
-    }
+    if (s.noise_scale) mark(*s.noise_scale, "B_simple", s.name, "#777");
   }
   if (anchor && b_hi > anchor->first) {
     // Perfect scaling through the first measured point: steps halve as the batch doubles.
@@ -92,6 +99,19 @@ std::string scaling_plot_svg(const ScalingReport& report) {
     perfect.dashed = true;
     chart.series.push_back(perfect);
   }
+  // The axes span the measured batch sizes and the curves, not the bands (a wide bootstrap
+  // interval would squeeze the measurements into a corner); the band is cut at the plot's edge.
+  if (std::isfinite(b_lo) && b_hi > 0) {
+    chart.x_min = b_lo / 1.1, chart.x_max = b_hi * 1.1;
+    double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
+    for (const auto& series : chart.series) {
+      for (const auto& [x, y] : series.points) {
+        if (y > 0 && std::isfinite(y)) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+      }
+    }
+    if (std::isfinite(y_lo) && y_hi > 0) chart.y_min = y_lo / 1.25, chart.y_max = y_hi * 1.25;
+  }
+  if (!off_chart.empty()) chart.title += " (outside the measured batch sizes: " + off_chart + ")";
   return chart.render();
 }
 
