@@ -51,7 +51,7 @@ TEST_F(CliTest, ListShowsWorkloadsAlgorithmsAndHyperparameters) {
   EXPECT_EQ(algorithms.out.find("fmnist_cnn"), std::string::npos) << "list algorithms should not list workloads";
   EXPECT_EQ(pacer("list nonsense").code, 2);
 
-  // --json: the same facts for programs; an unbounded range end is null, not infinity.
+  // --json: the same facts for programs.
   const CliResult json = pacer("list --json");
   ASSERT_EQ(json.code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
@@ -69,10 +69,15 @@ TEST_F(CliTest, ListShowsWorkloadsAlgorithmsAndHyperparameters) {
   const auto only = nlohmann::json::parse(pacer("list -a adamw --json").out);
   EXPECT_FALSE(only.contains("workloads"));
   ASSERT_EQ(only.at("algorithms").size(), 1u);
+  bool found_lr = false;
   for (const auto& hp : only["algorithms"][0].at("hyperparameters")) {
-    EXPECT_TRUE(hp.at("max").is_null() || hp.at("max").is_number()) << hp;
-    if (hp.at("name") == "learning_rate") EXPECT_TRUE(hp.at("default").is_number()) << hp;
+    if (hp.at("name") != "learning_rate") continue;
+    found_lr = true;
+    EXPECT_TRUE(hp.at("default").is_number()) << hp;
+    EXPECT_EQ(hp.at("min"), 0.0) << hp;  // the declared range, as `pacer list` prints it
+    EXPECT_EQ(hp.at("max"), 10.0) << hp;
   }
+  EXPECT_TRUE(found_lr);
 }
 
 TEST_F(CliTest, NoSubcommandIsAUsageError) { EXPECT_EQ(pacer("").code, 2); }
