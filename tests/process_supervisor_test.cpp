@@ -36,6 +36,11 @@ ChildProcessOptions shell(const std::string& label, const std::string& script) {
   return child;
 }
 
+// Leaves with 130 soon after a SIGINT whenever it arrives. A plain "echo ready; sleep 60" does not:
+// a SIGINT that lands while dash is forking the sleep is held by the shell until the sleep (which
+// never saw it) ends, 60 s later (seen on a loaded 2-core machine, ~1 run in 6).
+const char* const kInterruptible = "trap 'exit 130' INT; echo ready; while :; do sleep 0.05; done";
+
 // Collects what a supervisor reports.
 struct Recorder {
   std::vector<std::pair<std::string, std::string>> lines;  // (label, line)
@@ -215,7 +220,7 @@ TEST(ProcessSupervisor, ForwardedInterruptReachesEveryChildsProcessGroup) {
 TEST(ProcessSupervisor, AfterAForwardedInterruptAn130LeavesTheOthersTheGracePeriod) {
   Recorder r;
   ProcessSupervisor supervisor(r.options(2.5));
-  supervisor.spawn(shell("interrupted", "echo ready; sleep 60"));
+  supervisor.spawn(shell("interrupted", kInterruptible));
   // Ignores SIGINT (so does its sleep) and finishes on its own, well within the grace period.
   supervisor.spawn(shell("finishing", "trap '' INT; echo ready; sleep 0.7; echo finished"));
   ASSERT_TRUE(step_until(supervisor, [&] { return r.saw("interrupted", "ready") && r.saw("finishing", "ready"); }));
@@ -233,8 +238,9 @@ TEST(ProcessSupervisor, AfterAForwardedInterruptAn130LeavesTheOthersTheGracePeri
 TEST(ProcessSupervisor, AfterAForwardedInterruptTheOthersGetTermOnceTheGracePeriodIsOver) {
   Recorder r;
   ProcessSupervisor supervisor(r.options(0.5));
-  supervisor.spawn(shell("interrupted", "echo ready; sleep 60"));
-  supervisor.spawn(shell("lingering", "trap '' INT; echo ready; sleep 60"));
+  supervisor.spawn(shell("interrupted", kInterruptible));
+  // exec: the SIGTERM reaches the sleep itself, not a shell that might be between fork and wait.
+  supervisor.spawn(shell("lingering", "trap '' INT; echo ready; exec sleep 60"));
   ASSERT_TRUE(step_until(supervisor, [&] { return r.saw("interrupted", "ready") && r.saw("lingering", "ready"); }));
   supervisor.interrupt();
   EXPECT_EQ(supervisor.run(), 128 + SIGINT);
