@@ -8,6 +8,7 @@ packages=(
   libtorch-dev libopenblas0-pthread libopenblas-dev libgloo-dev
   nlohmann-json3-dev libcli11-dev
   libsqlite3-dev sqlite3 zlib1g-dev
+  libpqxx-dev postgresql  # the PostgreSQL study store; its tests start a server of their own
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist fortunes  # fortunes: the English corpus of fortunes_lm
   python3 python3-torch python3-numpy

@@ -1,6 +1,9 @@
-// The study store: schema, idempotent planning, atomic claims under concurrency, leases
-// (expiry, dead local owners), lease checks on every write, interrupted trials.
+// The study store on both backends (one parameterized suite: SQLite, and PostgreSQL on a server
+// the test starts itself): schema, idempotent planning, atomic claims under concurrency, leases
+// (expiry, dead local owners, a worker killed with SIGKILL), lease checks on every write,
+// interrupted trials, a server restarted mid-study, copies between backends.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,17 +11,23 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/error.h"
+#include "store/store_database.h"
 #include "store/study_store.h"
+#include "support/postgres_server.h"
 #include "tune/study_summary.h"
 
 namespace pacer {
 namespace {
 
-class StudyStoreTest : public ::testing::Test {
+// A fresh store location per test: a SQLite file in a temporary folder, or a new database on
+// the test's PostgreSQL server.
+class StoreFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string tmpl = (std::filesystem::path(::testing::TempDir()) / "pacer_store_XXXXXX").string();
@@ -27,6 +36,16 @@ class StudyStoreTest : public ::testing::Test {
     path_ = dir_ + "/tune.db";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Skips (or, with PACER_REQUIRE_POSTGRES=1, fails) when no server can be started.
+  std::string postgres_database() {
+    auto& server = testing::PostgresServer::get();
+    if (!server.available()) {
+      if (testing::PostgresServer::required()) ADD_FAILURE() << server.reason();
+      return "";
+    }
+    return server.create_database();
+  }
 
   static StudyDefinition definition(int k, int64_t trials, const std::string& sweep = "sweep-a") {
     StudyDefinition d;
@@ -61,7 +80,18 @@ class StudyStoreTest : public ::testing::Test {
   std::string dir_, path_;
 };
 
-TEST_F(StudyStoreTest, PlansStudiesOnceAndGrowsThemWithDistinctPositions) {
+class StudyStoreTest : public StoreFixture, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    StoreFixture::SetUp();
+    if (GetParam() == "postgresql") {
+      path_ = postgres_database();
+      if (path_.empty()) GTEST_SKIP() << testing::PostgresServer::get().reason();
+    }
+  }
+};
+
+TEST_P(StudyStoreTest, PlansStudiesOnceAndGrowsThemWithDistinctPositions) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 3), definition(2, 3)}, factory());
   ASSERT_EQ(studies.size(), 2u);
@@ -88,7 +118,7 @@ TEST_F(StudyStoreTest, PlansStudiesOnceAndGrowsThemWithDistinctPositions) {
   EXPECT_EQ(store.trials(studies[0].id).size(), 5u);
 }
 
-TEST_F(StudyStoreTest, ClaimRecordFinishAndProgress) {
+TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 2)}, factory());
   const std::vector<int64_t> ids = {studies[0].id};
@@ -123,7 +153,7 @@ TEST_F(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_FALSE(store.claim_trial(ids, me, 60).has_value());  // t2 is leased
 }
 
-TEST_F(StudyStoreTest, DeleteRemovesStudiesTrialsAndEvalsButNotARunningOne) {
+TEST_P(StudyStoreTest, DeleteRemovesStudiesTrialsAndEvalsButNotARunningOne) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 2), definition(2, 2)}, factory());
   const std::string me = StudyStore::make_owner_id();
@@ -144,38 +174,7 @@ TEST_F(StudyStoreTest, DeleteRemovesStudiesTrialsAndEvalsButNotARunningOne) {
   EXPECT_EQ(store.ensure_studies({definition(1, 2)}, factory()).size(), 1u);
 }
 
-TEST_F(StudyStoreTest, ConcurrentClaimsNeverShareATrial) {
-  {
-    StudyStore store(path_);
-    store.ensure_studies({definition(1, 40)}, factory());
-  }
-  std::vector<std::vector<int64_t>> claimed(4);
-  std::vector<std::thread> threads;
-  for (int w = 0; w < 4; ++w) {
-    threads.emplace_back([&, w] {
-      StudyStore store(path_);  // one connection per worker, as separate processes have
-      const auto ids = std::vector<int64_t>{store.studies()[0].id};
-      const std::string owner = "test/" + std::to_string(w);
-      while (auto t = store.claim_trial(ids, owner, 60)) {
-        claimed[w].push_back(t->id);
-        TrialOutcome o;
-        o.outcome = "not_reached";
-        store.finish_trial(t->id, owner, o);
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  std::set<int64_t> all;
-  size_t total = 0;
-  for (const auto& c : claimed) {
-    total += c.size();
-    all.insert(c.begin(), c.end());
-  }
-  EXPECT_EQ(total, 40u);
-  EXPECT_EQ(all.size(), 40u);
-}
-
-TEST_F(StudyStoreTest, ExpiredLeaseIsReclaimedAndTheOldOwnerCannotWrite) {
+TEST_P(StudyStoreTest, ExpiredLeaseIsReclaimedAndTheOldOwnerCannotWrite) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 1)}, factory());
   const std::vector<int64_t> ids = {studies[0].id};
@@ -198,7 +197,7 @@ TEST_F(StudyStoreTest, ExpiredLeaseIsReclaimedAndTheOldOwnerCannotWrite) {
   EXPECT_TRUE(store.evals(first->id, 2).empty());
 }
 
-TEST_F(StudyStoreTest, TrialOfADeadLocalProcessIsReclaimedWithoutWaitingForTheLease) {
+TEST_P(StudyStoreTest, TrialOfADeadLocalProcessIsReclaimedWithoutWaitingForTheLease) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 1)}, factory());
   const std::vector<int64_t> ids = {studies[0].id};
@@ -218,7 +217,7 @@ TEST_F(StudyStoreTest, TrialOfADeadLocalProcessIsReclaimedWithoutWaitingForTheLe
   EXPECT_FALSE(store.claim_trial(ids, "x/1/y", 60)) << "a live owner's lease must hold";
 }
 
-TEST_F(StudyStoreTest, ReleasedTrialIsInterruptedAndRunnableAgain) {
+TEST_P(StudyStoreTest, ReleasedTrialIsInterruptedAndRunnableAgain) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 1)}, factory());
   const std::vector<int64_t> ids = {studies[0].id};
@@ -231,7 +230,9 @@ TEST_F(StudyStoreTest, ReleasedTrialIsInterruptedAndRunnableAgain) {
   EXPECT_EQ(again->attempts, 2);
 }
 
-TEST_F(StudyStoreTest, RejectsFilesThatAreNotStores) {
+class SqliteStudyStoreTest : public StoreFixture {};
+
+TEST_F(SqliteStudyStoreTest, RejectsFilesThatAreNotStores) {
   {
     std::ofstream(dir_ + "/junk.db") << "this is not a database, just text that is long enough to have a header";
   }
@@ -246,9 +247,13 @@ TEST_F(StudyStoreTest, RejectsFilesThatAreNotStores) {
   EXPECT_THROW(StudyStore(dir_ + "/missing.db", no_create), InputError);
 }
 
-TEST_F(StudyStoreTest, RefusesAStoreFromANewerSchema) {
+TEST_P(StudyStoreTest, RefusesAStoreFromANewerSchema) {
   { StudyStore store(path_); }
-  {
+  if (GetParam() == "postgresql") {
+    const size_t name = path_.find("@/") + 2;  // postgresql://user@/NAME?host=...
+    const std::string database = path_.substr(name, path_.find('?') - name);
+    ASSERT_TRUE(testing::PostgresServer::get().sql(database, "UPDATE pacer_schema SET version = 99"));
+  } else {
     // Simulate a future version by bumping user_version through a second store handle's SQL.
     std::string command = "sqlite3 '" + path_ + "' 'PRAGMA user_version = 99' 2>/dev/null";
     if (std::system(command.c_str()) != 0) GTEST_SKIP() << "sqlite3 shell not installed";
@@ -261,6 +266,315 @@ TEST_F(StudyStoreTest, RefusesAStoreFromANewerSchema) {
   }
 }
 
+TEST_P(StudyStoreTest, EightWorkersMakingTwoHundredClaimsEachNeverShareATrial) {
+  constexpr int kWorkers = 8, kClaims = 200;
+  {
+    StudyStore store(path_);
+    store.ensure_studies({definition(1, kWorkers * kClaims)}, factory());
+  }
+  std::vector<std::vector<int64_t>> claimed(kWorkers);
+  std::vector<std::string> errors(kWorkers);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWorkers; ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        StudyStore store(path_);  // one connection per worker, as separate processes have
+        const auto ids = std::vector<int64_t>{store.studies()[0].id};
+        const std::string owner = "test/" + std::to_string(w) + "/x";
+        for (int i = 0; i < kClaims; ++i) {
+          auto t = store.claim_trial(ids, owner, 60);
+          if (!t) break;
+          claimed[w].push_back(t->id);
+          TrialOutcome o;
+          o.outcome = "not_reached";
+          store.finish_trial(t->id, owner, o);
+        }
+      } catch (const std::exception& e) {
+        errors[w] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  std::set<int64_t> all;
+  size_t total = 0;
+  for (const auto& c : claimed) {
+    total += c.size();
+    all.insert(c.begin(), c.end());
+  }
+  EXPECT_EQ(total, size_t{kWorkers * kClaims});
+  EXPECT_EQ(all.size(), total) << "a trial was claimed twice";
+  StudyStore store(path_);
+  const auto study = store.studies()[0].id;
+  EXPECT_TRUE(store.progress({study}).finished());
+  for (const auto& t : store.trials(study)) ASSERT_EQ(t.attempts, 1) << "trial " << t.index;
+}
+
+TEST_P(StudyStoreTest, AWorkerKilledMidTrialLosesItAndItsEvalsStay) {
+  StudyStore store(path_);
+  auto studies = store.ensure_studies({definition(1, 1)}, factory());
+  const std::vector<int64_t> ids = {studies[0].id};
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t worker = fork();
+  if (worker == 0) {
+    // A worker process of its own connection: claims, records one eval, then trains "forever".
+    try {
+      StudyStore own(path_);
+      const std::string owner = StudyStore::make_owner_id();
+      auto t = own.claim_trial(ids, owner, 3600);
+      StoredEval e;
+      e.eval_index = 0;
+      e.global_step = 7;
+      e.metrics_json = "{\"validation/loss\":1.5}";
+      own.record_eval(t->id, owner, t->attempts, e);
+      (void)!write(ready[1], "x", 1);
+    } catch (...) {
+      _exit(3);
+    }
+    for (;;) pause();
+  }
+  ASSERT_GT(worker, 0);
+  close(ready[1]);  // a worker that fails closes the last write end: read() returns 0
+  char byte = 0;
+  const auto got = read(ready[0], &byte, 1);
+  close(ready[0]);
+  if (got != 1) kill(worker, SIGKILL);
+  ASSERT_EQ(got, 1) << "the worker did not claim";
+  auto running = store.trials(studies[0].id)[0];
+  EXPECT_EQ(running.status, StoredTrialStatus::running);
+  EXPECT_FALSE(store.claim_trial(ids, "x/1/y", 60)) << "a live worker's trial must not be taken";
+  kill(worker, SIGKILL);
+  waitpid(worker, nullptr, 0);
+  // Its lease has an hour left; the owner on this host is gone, so the trial is re-run at once.
+  auto again = store.claim_trial(ids, StudyStore::make_owner_id(), 60);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->id, running.id);
+  EXPECT_EQ(again->attempts, 2);
+  const auto kept = store.evals(running.id, 1);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].global_step, 7);
+  EXPECT_TRUE(store.evals(running.id, 2).empty());
+}
+
+// Everything of a study, as comparable text without the store's own ids.
+std::string describe(const StudySnapshot& s) {
+  std::ostringstream out;
+  out.precision(17);
+  const auto& r = s.study;
+  out << r.identity << "|" << r.sweep << "|" << r.experiment << "|" << r.workload << "|" << r.algorithm << "|"
+      << r.ruleset << "|" << r.study_index << "|" << r.space_json << "|" << r.sampler << "|" << r.sampler_seed << "|"
+      << r.trial_options << "|" << r.planned_trials << "|" << r.created_at << "|next " << s.sweep_next_position << "\n";
+  auto opt = [&](const auto& v) {
+    if (v) out << *v;
+    else out << "null";
+    out << "|";
+  };
+  for (size_t i = 0; i < s.trials.size(); ++i) {
+    const auto& t = s.trials[i];
+    out << t.index << "|";
+    opt(t.position);
+    opt(t.hparams_json);
+    out << t.seed << "|" << to_string(t.status) << "|" << t.attempts << "|" << t.lease_owner << "|";
+    for (const auto& v : {t.lease_expires, t.heartbeat_at, t.started_at, t.finished_at}) opt(v);
+    out << t.outcome << "|" << t.stop_reason << "|" << t.message << "|";
+    opt(t.steps);
+    for (const auto& v : {t.submission_time, t.eval_time, t.total_duration, t.time_to_target, t.best_validation}) opt(v);
+    for (const auto& v : {t.steps_to_target, t.eval_index_to_target}) opt(v);
+    out << "\n";
+    for (const auto& [attempt, e] : s.evals[i]) {
+      out << "  " << attempt << "|" << e.eval_index << "|" << e.global_step << "|" << e.submission_time << "|"
+          << e.eval_time << "|" << e.logging_time << "|" << e.total_duration << "|" << e.metrics_json << "\n";
+    }
+  }
+  return out.str();
+}
+
+// A study with every kind of trial: finished with evals over two attempts, diverged, running
+// under a lease, interrupted, pending; 64-bit seeds, infinite and tiny values.
+std::vector<StudySnapshot> varied_studies(StudyStore& store) {
+  auto factory_with_big_seeds = [](const StudyRecord&, int64_t first_index, int64_t count, int64_t first_position) {
+    std::vector<NewTrial> out;
+    for (int64_t i = 0; i < count; ++i) {
+      NewTrial t;
+      t.position = first_position + i;
+      if (i != 1) t.hparams_json = "{\"learning_rate\":0.001" + std::to_string(i) + "}";
+      t.seed = 18446744073709551557ull - static_cast<uint64_t>(first_index + i);
+      out.push_back(t);
+    }
+    return out;
+  };
+  StudyDefinition d;
+  d.identity = "copy#1";
+  d.sweep = "copy";
+  d.experiment = "nadamw";
+  d.workload = "fmnist_mlp";
+  d.algorithm = "nadamw";
+  d.ruleset = "external";
+  d.space_json = "{\"learning_rate\":{\"min\":1e-4,\"max\":1e-2,\"scale\":\"log\"}}";
+  d.sampler = "halton";
+  d.sampler_seed = 9223372036854775807ull + 11;
+  d.trial_options = "{\"budget\":10}";
+  d.trials = 5;
+  auto studies = store.ensure_studies({d}, factory_with_big_seeds);
+  const std::vector<int64_t> ids = {studies[0].id};
+  const std::string owner = "otherhost/1/a";
+  // Trial 1: attempt 1 lost its lease after one eval; attempt 2 reached the target.
+  auto t1 = store.claim_trial(ids, owner, 0.01);
+  StoredEval e;
+  e.eval_index = 0;
+  e.global_step = 100;
+  e.submission_time = 1.0 / 3.0;
+  e.eval_time = 1e-300;
+  e.metrics_json = "{\"validation/accuracy\":0.5}";
+  store.record_eval(t1->id, owner, 1, e);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  t1 = store.claim_trial(ids, owner, 60);
+  for (int i = 0; i < 3; ++i) {
+    e.eval_index = i;
+    e.global_step = 100 * (i + 1);
+    e.submission_time = 0.1 * (i + 1);
+    e.total_duration = 12345.678901234567;
+    store.record_eval(t1->id, owner, 2, e);
+  }
+  TrialOutcome reached;
+  reached.outcome = "reached";
+  reached.stop_reason = "reached targets";
+  reached.steps = 300;
+  reached.submission_time = 0.3;
+  reached.time_to_target = 0.25;
+  reached.steps_to_target = 250;
+  reached.eval_index_to_target = 2;
+  reached.best_validation = 0.8957000000000001;
+  store.finish_trial(t1->id, owner, reached);
+  // Trial 2 (self-tuning-like: no hyperparameters) diverged; trial 3 is running; 4 interrupted.
+  auto t2 = store.claim_trial(ids, owner, 60);
+  TrialOutcome diverged;
+  diverged.status = StoredTrialStatus::diverged;
+  diverged.outcome = "diverged";
+  diverged.message = "loss is nan at step 12";
+  diverged.time_to_target = std::numeric_limits<double>::infinity();
+  store.finish_trial(t2->id, owner, diverged);
+  auto t3 = store.claim_trial(ids, owner, 3600);
+  auto t4 = store.claim_trial(ids, owner, 60);
+  store.release_trial(t4->id, owner, "interrupted (Ctrl-C)");
+  (void)t3;
+  return {store.snapshot(studies[0].id)};
+}
+
+class StudyCopyTest : public StoreFixture {};
+
+TEST_F(StudyCopyTest, AStudyCopiedSqliteToPostgresqlToSqliteIsUnchanged) {
+  const std::string postgres = postgres_database();
+  if (postgres.empty()) GTEST_SKIP() << testing::PostgresServer::get().reason();
+  StudyStore source(path_);
+  const auto original = varied_studies(source);
+  StudyStore middle(postgres);
+  middle.import_studies(original);
+  const auto on_server = middle.snapshot(middle.studies().at(0).id);
+  EXPECT_EQ(describe(on_server), describe(original[0]));
+  StudyStore back(dir_ + "/back.db");
+  back.import_studies({on_server});
+  const auto returned = back.snapshot(back.studies().at(0).id);
+  EXPECT_EQ(describe(returned), describe(original[0]));
+  // Copying it again is refused, and nothing is added.
+  EXPECT_THROW(back.import_studies({on_server}), InputError);
+  EXPECT_EQ(back.studies().size(), 1u);
+  // The copy goes on where the original would: the running trial's lease, the next position.
+  const auto copy_ids = std::vector<int64_t>{back.studies()[0].id};
+  auto next = back.claim_trial(copy_ids, "me/1/z", 60);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->index, 4);  // the interrupted one; 3 is leased for an hour
+  EXPECT_EQ(next->attempts, 2);
+}
+
+TEST(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
+  auto& server = testing::PostgresServer::get();
+  if (!server.available()) {
+    if (testing::PostgresServer::required()) FAIL() << server.reason();
+    GTEST_SKIP() << server.reason();
+  }
+  const std::string uri = server.create_database();
+  constexpr int kWorkers = 4, kTrials = 120;
+  StudyDefinition d;
+  d.identity = d.sweep = "restart";
+  d.experiment = "exp";
+  d.workload = "synthetic_regression";
+  d.algorithm = "sgd";
+  d.ruleset = "external";
+  d.trials = kTrials;
+  const auto study = StudyStore(uri).ensure_studies({d}, [](const StudyRecord&, int64_t, int64_t count, int64_t) {
+    return std::vector<NewTrial>(static_cast<size_t>(count));
+  })[0];
+  std::atomic<int> done{0};
+  std::vector<std::vector<int64_t>> claimed(kWorkers);
+  std::vector<std::string> errors(kWorkers);
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kWorkers; ++w) {
+    workers.emplace_back([&, w] {
+      try {
+        StudyStore store(uri);
+        const std::string owner = "test/" + std::to_string(w) + "/r";
+        while (auto t = store.claim_trial({study.id}, owner, 600)) {
+          claimed[w].push_back(t->id);
+          StoredEval e;
+          e.metrics_json = "{}";
+          store.record_eval(t->id, owner, t->attempts, e);
+          std::this_thread::sleep_for(std::chrono::milliseconds(25));  // "training"
+          TrialOutcome o;
+          o.outcome = "not_reached";
+          o.steps = t->index;
+          store.finish_trial(t->id, owner, o);
+          ++done;
+        }
+      } catch (const std::exception& e) {
+        errors[w] = e.what();
+      }
+    });
+  }
+  while (done < kTrials / 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const int before = done;
+  EXPECT_TRUE(server.restart());
+  for (auto& t : workers) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  EXPECT_LT(before, kTrials) << "the restart came after the study";
+  std::set<int64_t> all;
+  size_t total = 0;
+  for (const auto& c : claimed) {
+    total += c.size();
+    all.insert(c.begin(), c.end());
+  }
+  EXPECT_EQ(all.size(), total) << "a trial was claimed twice";
+  StudyStore store(uri);
+  const auto trials = store.trials(study.id);
+  ASSERT_EQ(trials.size(), size_t{kTrials});
+  for (const auto& t : trials) {
+    EXPECT_EQ(t.status, StoredTrialStatus::complete) << "trial " << t.index;
+    EXPECT_EQ(t.attempts, 1) << "trial " << t.index << " ran twice";
+    EXPECT_EQ(store.evals(t.id).size(), 1u) << "trial " << t.index;
+  }
+}
+
+TEST(StoreLocation, PasswordsNeverReachMessages) {
+  EXPECT_EQ(printable_store_location("postgresql://pacer:s3cret@db.example:5433/studies"),
+            "postgresql://pacer@db.example:5433/studies");
+  EXPECT_EQ(printable_store_location("postgresql://db/studies?user=pacer&password=s3cret&sslmode=require"),
+            "postgresql://db/studies?user=pacer&sslmode=require");
+  EXPECT_EQ(printable_store_location("postgres://db/studies?password=s3cret"), "postgres://db/studies");
+  EXPECT_EQ(printable_store_location("runs/tune.db"), "runs/tune.db");
+  try {
+    StudyStoreOptions quick;
+    quick.reconnect_timeout_sec = 1;
+    StudyStore store("postgresql://pacer:s3cret@/nodb?host=/nonexistent-socket-dir&connect_timeout=2", quick);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.find("s3cret"), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot connect"), std::string::npos) << message;
+  }
+  EXPECT_THROW(StudyStore("mysql://db/studies"), InputError);
+}
+
 }  // namespace
 }  // namespace pacer
 
@@ -269,7 +583,7 @@ TEST_F(StudyStoreTest, RefusesAStoreFromANewerSchema) {
 namespace pacer {
 namespace {
 
-TEST_F(StudyStoreTest, SummaryPicksEarliestEvalIndexThenSmallerTimeAndTakesTheMedian) {
+TEST_P(StudyStoreTest, SummaryPicksEarliestEvalIndexThenSmallerTimeAndTakesTheMedian) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 3), definition(2, 2), definition(3, 2)}, factory());
   auto finish = [&](int64_t study_id, std::optional<int64_t> eval_index, double time) {
@@ -310,7 +624,7 @@ TEST_F(StudyStoreTest, SummaryPicksEarliestEvalIndexThenSmallerTimeAndTakesTheMe
   EXPECT_NE(text.find("7.000 s"), std::string::npos) << text;
 }
 
-TEST_F(StudyStoreTest, MedianWithTwoInfiniteStudiesOfThreeIsInfinite) {
+TEST_P(StudyStoreTest, MedianWithTwoInfiniteStudiesOfThreeIsInfinite) {
   StudyStore store(path_);
   auto studies = store.ensure_studies({definition(1, 1), definition(2, 1), definition(3, 1)}, factory());
   for (size_t i = 0; i < 3; ++i) {
@@ -326,6 +640,9 @@ TEST_F(StudyStoreTest, MedianWithTwoInfiniteStudiesOfThreeIsInfinite) {
   auto sweeps = summarize_studies(store, store.studies());
   EXPECT_TRUE(std::isinf(sweeps[0].median_time));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StudyStoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace pacer

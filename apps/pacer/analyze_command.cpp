@@ -25,7 +25,7 @@ struct AnalyzeArgs {
 
 Action add_analyze_command(CLI::App& app) {
   auto a = std::make_shared<AnalyzeArgs>();
-  app.add_option("store", a->store, "Study store (SQLite file)")->required();
+  app.add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
   app.add_option("study", a->study,
                  "EXPERIMENT/WORKLOAD (the sweep, with its EXPERIMENT@name=value rounds) or "
                  "EXPERIMENT/WORKLOAD/study_K")

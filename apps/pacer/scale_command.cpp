@@ -19,6 +19,7 @@
 #include "scale/eval_schedule.h"
 #include "scale/scale_experiment.h"
 #include "scale/scaling_study.h"
+#include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/sweep.h"
 #include "tune/tuning_worker.h"
@@ -120,7 +121,7 @@ Action add_scale_command(CLI::App& app) {
   app.add_option("--seed", a->seed, "Base seed of the trials")->capture_default_str();
   app.add_option("--sampler-seed", a->sampler_seed, "Seed of the recorded shuffle of each study's points");
   app.add_option("--name", a->name_prefix, "Prefix of the experiment names (default: none; experiment = algorithm)");
-  app.add_option("--store", a->store, "Study store (SQLite file)")->capture_default_str();
+  app.add_option("--store", a->store, "Study store (SQLite file or postgresql:// URI)")->capture_default_str();
   app.add_option("-o,--out", a->out, "Folder for scaling.json/.csv, the plot, report.html and the trial logs");
   app.add_option("--perfect-threshold", a->perfect, "Efficiency at or above which scaling counts as perfect")
       ->capture_default_str();
@@ -251,8 +252,7 @@ Action add_scale_command(CLI::App& app) {
       }
     }
     resolve_device(a->device);
-    const auto parent = std::filesystem::path(a->store).parent_path();
-    if (!parent.empty()) create_directories(parent.string());
+    make_store_folder(a->store);
     StudyStore store(a->store);
     const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps);
     set_num_threads(a->threads);

@@ -42,7 +42,7 @@ Action add_score_command(CLI::App& app) {
 
   return [a]() -> int {
     a->options.time_axis = parse_time_axis(a->time);
-    // Log folders and study stores (SQLite files) may be mixed.
+    // Log folders and study stores (SQLite files or postgresql:// URIs) may be mixed.
     std::vector<std::string> folders, stores;
     for (const auto& path : a->submissions) (StoreSource::is_store_file(path) ? stores : folders).push_back(path);
     CombinedSource source;

@@ -1,4 +1,5 @@
-// pacer study list|show|export|delete: what a study store holds, by the AlgoPerf rules.
+// pacer study list|show|export|delete|copy: what a study store holds, by the AlgoPerf rules, and
+// moving studies between stores (SQLite <-> PostgreSQL).
 #include <cstdio>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/study_summary.h"
 
@@ -14,7 +16,7 @@ namespace pacer::cli {
 namespace {
 
 struct StudyArgs {
-  std::string store, study;
+  std::string store, study, destination;
   bool json = false, yes = false, force = false, csv = false;
   std::string out;
 };
@@ -53,26 +55,46 @@ Action add_study_command(CLI::App& app) {
   app.require_subcommand(1);
   auto a = std::make_shared<StudyArgs>();
   auto* list = app.add_subcommand("list", "Studies of a store: per workload, trials done, per-study best, median");
-  list->add_option("store", a->store, "Study store (SQLite file)")->required();
+  list->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
   list->add_flag("--json", a->json, "Machine-readable output");
   auto* show = app.add_subcommand("show", "Trials of studies: hyperparameters, status, time/steps to target");
-  show->add_option("store", a->store, "Study store (SQLite file)")->required();
+  show->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
   show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
   show->add_flag("--json", a->json, "Machine-readable output");
   auto* exporter = app.add_subcommand("export", "Every trial of studies with hyperparameters and results, one row each");
-  exporter->add_option("store", a->store, "Study store (SQLite file)")->required();
+  exporter->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
   exporter->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
   auto* as_csv = exporter->add_flag("--csv", a->csv, "CSV (the default)");
   exporter->add_flag("--json", a->json, "JSON, as `pacer study show --json`")->excludes(as_csv);
   exporter->add_option("-o,--out", a->out, "Write to this file (atomically) instead of stdout");
   auto* remove = app.add_subcommand("delete", "Delete studies with their trials and evals (asks for --yes)");
-  remove->add_option("store", a->store, "Study store (SQLite file)")->required();
+  remove->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
   remove->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix")->required();
   remove->add_flag("--yes", a->yes, "Really delete (without it: say what would be deleted, exit 2)");
   remove->add_flag("--force", a->force, "Also delete studies with a trial a worker is running");
+  auto* copy = app.add_subcommand("copy", "Copy studies with every trial and eval to another store (created if missing)");
+  copy->add_option("store", a->store, "Store to copy from (SQLite file or postgresql:// URI)")->required();
+  copy->add_option("to", a->destination, "Store to copy to (SQLite file or postgresql:// URI)")->required();
+  copy->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
 
-  return [a, list, show, exporter, remove]() -> int {
+  return [a, list, show, exporter, remove, copy]() -> int {
     StudyStore store = open_existing(a->store);
+    if (copy->parsed()) {
+      const auto chosen = select_studies(store.studies(), a->study);
+      std::vector<StudySnapshot> snapshots;
+      size_t trials = 0, evals = 0;
+      for (const auto& s : chosen) {
+        snapshots.push_back(store.snapshot(s.id));
+        trials += snapshots.back().trials.size();
+        for (const auto& e : snapshots.back().evals) evals += e.size();
+      }
+      make_store_folder(a->destination);
+      StudyStore destination(a->destination);
+      destination.import_studies(snapshots);  // one transaction: all of them or none
+      std::printf("copied %zu studies (%zu trials, %zu evals) from %s to %s\n", snapshots.size(), trials, evals,
+                  store.path().c_str(), destination.path().c_str());
+      return 0;
+    }
     if (remove->parsed()) {
       const auto chosen = select_studies(store.studies(), a->study);
       std::vector<int64_t> ids;
@@ -87,7 +109,7 @@ Action add_study_command(CLI::App& app) {
       }
       const int64_t trials = store.delete_studies(ids, a->force);
       std::printf("deleted %zu studies (%s) and their %lld trials from %s\n", ids.size(), names.c_str(),
-                  static_cast<long long>(trials), a->store.c_str());
+                  static_cast<long long>(trials), store.path().c_str());
       return 0;
     }
     const auto studies = select_studies(store.studies(), show->parsed() || exporter->parsed() ? a->study : "");
@@ -107,7 +129,7 @@ Action add_study_command(CLI::App& app) {
       return 0;
     }
     if (list->parsed()) {
-      if (sweeps.empty()) std::printf("%s: no studies yet\n", a->store.c_str());
+      if (sweeps.empty()) std::printf("%s: no studies yet\n", store.path().c_str());
       else std::fputs(format_sweeps_table(sweeps).c_str(), stdout);
       return 0;
     }

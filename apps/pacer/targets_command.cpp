@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "interrupt.h"
 #include "runtime/torch_runtime.h"
+#include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/target_setting.h"
 #include "tune/tuning_worker.h"
@@ -46,7 +47,7 @@ std::vector<std::string> split_list(const std::string& text) {
 Action add_targets_command(CLI::App& app) {
   auto a = std::make_shared<TargetsArgs>();
   app.add_option("-w,--workload", a->workload, "Workload whose targets to set")->required();
-  app.add_option("--store", a->store, "Study store (SQLite) holding every run; the command resumes from it")
+  app.add_option("--store", a->store, "Study store (SQLite file or postgresql:// URI) holding every run; the command resumes from it")
       ->capture_default_str();
   app.add_option("-o,--out", a->out, "Target record to write (JSON; default: print only)");
   app.add_option("--algorithms", a->algorithms, "Target-setting algorithms, comma-separated")->capture_default_str();
@@ -76,8 +77,7 @@ Action add_targets_command(CLI::App& app) {
     const auto search_sweeps = setter.search_sweeps();
     for (const auto& s : search_sweeps) validate_sweep(s);
     resolve_device(a->device);
-    const auto parent = std::filesystem::path(a->store).parent_path();
-    if (!parent.empty()) create_directories(parent.string());
+    make_store_folder(a->store);
     if (!a->out.empty()) {
       const auto out_parent = std::filesystem::path(a->out).parent_path();
       if (!out_parent.empty()) create_directories(out_parent.string());
@@ -93,7 +93,7 @@ Action add_targets_command(CLI::App& app) {
     auto run_studies = [&](const std::vector<StudyRecord>& studies) {
       const WorkerReport report = run_tuning_worker(a->store, studies, worker);
       if (report.interrupted) {
-        progress.log("interrupted: the same command resumes from " + a->store);
+        progress.log("interrupted: the same command resumes from " + store.path());
         return false;
       }
       return true;
@@ -103,7 +103,7 @@ Action add_targets_command(CLI::App& app) {
                  " algorithms x " + std::to_string(a->options.trials) + " points, " +
                  std::to_string(setter.steps_per_run()) + " steps each (eval every " +
                  std::to_string(setter.eval_every()) + "), then " + std::to_string(a->options.reruns) +
-                 " re-runs of the best; store " + a->store);
+                 " re-runs of the best; store " + store.path());
     const auto search = plan_sweeps(store, search_sweeps);
     if (!run_studies(search)) return 130;
     const auto reruns = plan_sweeps(store, {setter.rerun_sweep(store, search)});

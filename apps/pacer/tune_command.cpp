@@ -20,6 +20,7 @@
 #include "core/spawn_error.h"
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"
+#include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/scientific.h"
 #include "tune/study_summary.h"
@@ -107,7 +108,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
                  "Incremental tuning round: NAME=v1,v2,... (a workload option such as activation, or a hyperparameter); "
                  "the space's other hyperparameters are tuned separately for each value, as experiment NAME@NAME=v")
       ->type_name("NAME=V1,V2");
-  app.add_option("--store", a->store, "Study store (SQLite file; created if missing)")->capture_default_str();
+  app.add_option("--store", a->store, "Study store: a SQLite file (created if missing) or a postgresql:// URI")->capture_default_str();
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
   app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(CLI::PositiveNumber);
   add_trial_spec_options(app, a->trial);
@@ -181,8 +182,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     }
     for (const auto& s : sweeps) validate_sweep(s);  // before the store exists
     resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial
-    const auto parent = std::filesystem::path(a->store).parent_path();
-    if (!parent.empty()) create_directories(parent.string());
+    make_store_folder(a->store);
 
     StudyStore store(a->store);
     const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps);
@@ -202,7 +202,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       progress.log("pacer tune: " + std::to_string(sweeps.size()) +
                    (scientific ? " sweeps (workloads x values of " + scientific->name + ")" : " workload(s)") + " x " +
                    std::to_string(sweeps[0].studies) + " studies x " + std::to_string(sweeps[0].trials) +
-                   " trials (" + to_string(ruleset) + " tuning, " + rules.name + "); store " + a->store + ": " +
+                   " trials (" + to_string(ruleset) + " tuning, " + rules.name + "); store " + store.path() + ": " +
                    std::to_string(before.done) + " done, " + std::to_string(before.pending + before.running) +
                    " to run");
     }

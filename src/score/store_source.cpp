@@ -9,11 +9,13 @@
 
 #include "core/error.h"
 #include "core/json_input.h"
+#include "store/store_database.h"
 #include "store/study_store.h"
 
 namespace pacer {
 
 bool StoreSource::is_store_file(const std::string& path) {
+  if (is_postgres_uri(path)) return true;
   std::ifstream in(path, std::ios::binary);
   char header[16] = {0};
   if (!in.read(header, sizeof(header))) return false;
@@ -22,11 +24,12 @@ bool StoreSource::is_store_file(const std::string& path) {
 
 StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning) : paths_(std::move(store_paths)) {
   const std::string wanted = self_tuning ? "self" : "external";
-  for (const auto& path : paths_) {
-    if (!is_store_file(path)) throw InputError(path + ": not a study store (SQLite file)");
+  for (const auto& location : paths_) {
+    if (!is_store_file(location)) throw InputError(location + ": not a study store (SQLite file or postgresql:// URI)");
     StudyStoreOptions options;
     options.create = false;
-    StudyStore store(path, options);
+    StudyStore store(location, options);
+    const std::string& path = store.path();  // without a URI's password
     std::map<std::string, std::string> sweep_of;  // experiment/workload/study_k -> its sweep
     int64_t other_ruleset = 0;
     for (const auto& study : store.studies()) {

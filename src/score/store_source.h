@@ -23,7 +23,8 @@ class StoreSource : public ResultSource {
   std::vector<TrialLog> trials() const override;
   std::vector<std::string> submissions() const override;
 
-  // True when the file starts with the SQLite header (so `pacer score` can accept either kind).
+  // True for a postgresql:// URI, or a file that starts with the SQLite header (so `pacer score`
+  // can take log folders and stores mixed).
   static bool is_store_file(const std::string& path);
   const std::vector<std::string>& warnings() const { return warnings_; }
 

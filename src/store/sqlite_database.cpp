@@ -46,6 +46,13 @@ void SqliteStatement::bind_null(int index) {
   if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail(db_, "binding " + sql_);
 }
 
+void SqliteStatement::bind(int index, const SqlValue& value) {
+  if (std::holds_alternative<std::monostate>(value)) bind_null(index);
+  else if (const auto* i = std::get_if<int64_t>(&value)) bind(index, *i);
+  else if (const auto* d = std::get_if<double>(&value)) bind(index, *d);
+  else bind(index, std::get<std::string>(value));
+}
+
 bool SqliteStatement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -72,6 +79,16 @@ std::optional<int64_t> SqliteStatement::column_optional_int64(int column) const 
 std::optional<double> SqliteStatement::column_optional_double(int column) const {
   if (is_null(column)) return std::nullopt;
   return column_double(column);
+}
+
+int SqliteStatement::column_count() const { return sqlite3_column_count(stmt_); }
+SqlValue SqliteStatement::column_value(int column) const {
+  switch (sqlite3_column_type(stmt_, column)) {
+    case SQLITE_NULL: return std::monostate{};
+    case SQLITE_INTEGER: return column_int64(column);
+    case SQLITE_FLOAT: return column_double(column);
+    default: return column_text(column);
+  }
 }
 
 SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms) : path_(path) {

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "store/store_database.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -32,6 +34,7 @@ class SqliteStatement {
   void bind(int index, const std::string& value);
   void bind(int index, const char* value) { bind(index, std::string(value)); }
   void bind_null(int index);
+  void bind(int index, const SqlValue& value);
   template <typename T>
   void bind(int index, const std::optional<T>& value) {
     if (value) bind(index, *value);
@@ -48,6 +51,8 @@ class SqliteStatement {
   std::string column_text(int column) const;
   std::optional<int64_t> column_optional_int64(int column) const;
   std::optional<double> column_optional_double(int column) const;
+  int column_count() const;
+  SqlValue column_value(int column) const;  // typed as SQLite stored it
 
  private:
   sqlite3* db_;

@@ -6,80 +6,88 @@
 #include <cerrno>
 #include <chrono>
 #include <random>
+#include <set>
 #include <sstream>
 
-#include "store/sqlite_database.h"
+#include "store/store_database.h"
 
 namespace pacer {
 namespace {
 
 // Schema migrations, in order: migration i brings a store from version i to i + 1. Never edit a
-// released entry; append a new one.
+// released entry; append a new one. Written once for both backends: {id}, {int} and {real} are
+// the dialect's column types (SQLite: "INTEGER PRIMARY KEY", INTEGER, REAL, as released).
 const std::vector<const char*> kMigrations = {
     R"sql(
 CREATE TABLE studies(
-  id INTEGER PRIMARY KEY,
+  id {id},
   identity TEXT NOT NULL UNIQUE,
   sweep TEXT NOT NULL,
   experiment TEXT NOT NULL,
   workload TEXT NOT NULL,
   algorithm TEXT NOT NULL,
   ruleset TEXT NOT NULL,
-  study_index INTEGER NOT NULL,
+  study_index {int} NOT NULL,
   space TEXT NOT NULL,
   sampler TEXT NOT NULL,
-  sampler_seed INTEGER NOT NULL,
+  sampler_seed {int} NOT NULL,
   trial_options TEXT NOT NULL,
-  planned_trials INTEGER NOT NULL,
-  created_at REAL NOT NULL);
+  planned_trials {int} NOT NULL,
+  created_at {real} NOT NULL);
 CREATE TABLE sequences(
   sweep TEXT PRIMARY KEY,
-  next_position INTEGER NOT NULL);
+  next_position {int} NOT NULL);
 CREATE TABLE trials(
-  id INTEGER PRIMARY KEY,
-  study_id INTEGER NOT NULL REFERENCES studies(id),
-  trial_index INTEGER NOT NULL,
-  position INTEGER,
+  id {id},
+  study_id {int} NOT NULL REFERENCES studies(id),
+  trial_index {int} NOT NULL,
+  position {int},
   hparams TEXT,
-  seed INTEGER NOT NULL,
+  seed {int} NOT NULL,
   status TEXT NOT NULL DEFAULT 'pending'
     CHECK(status IN ('pending','running','interrupted','complete','diverged','failed')),
-  attempts INTEGER NOT NULL DEFAULT 0,
+  attempts {int} NOT NULL DEFAULT 0,
   lease_owner TEXT,
-  lease_expires REAL,
-  heartbeat_at REAL,
-  started_at REAL,
-  finished_at REAL,
+  lease_expires {real},
+  heartbeat_at {real},
+  started_at {real},
+  finished_at {real},
   outcome TEXT,
   stop_reason TEXT,
   message TEXT,
-  steps INTEGER,
-  submission_time REAL,
-  eval_time REAL,
-  total_duration REAL,
-  time_to_target REAL,
-  steps_to_target INTEGER,
-  eval_index_to_target INTEGER,
-  best_validation REAL,
+  steps {int},
+  submission_time {real},
+  eval_time {real},
+  total_duration {real},
+  time_to_target {real},
+  steps_to_target {int},
+  eval_index_to_target {int},
+  best_validation {real},
   UNIQUE(study_id, trial_index));
 CREATE INDEX trials_by_study_status ON trials(study_id, status);
 CREATE TABLE evals(
-  trial_id INTEGER NOT NULL REFERENCES trials(id),
-  attempt INTEGER NOT NULL,
-  eval_index INTEGER NOT NULL,
-  global_step INTEGER NOT NULL,
-  submission_time REAL NOT NULL,
-  eval_time REAL NOT NULL,
-  logging_time REAL NOT NULL,
-  total_duration REAL NOT NULL,
+  trial_id {int} NOT NULL REFERENCES trials(id),
+  attempt {int} NOT NULL,
+  eval_index {int} NOT NULL,
+  global_step {int} NOT NULL,
+  submission_time {real} NOT NULL,
+  eval_time {real} NOT NULL,
+  logging_time {real} NOT NULL,
+  total_duration {real} NOT NULL,
   metrics TEXT NOT NULL,
   PRIMARY KEY(trial_id, attempt, eval_index));
 )sql",
 };
 
-double wall_now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
+std::string render_statement(std::string sql, const SqlDialect& dialect) {
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{id}", dialect.id_column},
+                                   {"{int}", dialect.int_type},
+                                   {"{real}", dialect.real_type}}) {
+    for (size_t p = sql.find(key); p != std::string::npos; p = sql.find(key, p + value.size())) {
+      sql.replace(p, key.size(), value);
+    }
+  }
+  return sql;
 }
 
 std::string host_name_or_unknown() {
@@ -89,7 +97,7 @@ std::string host_name_or_unknown() {
 }
 
 // An owner "host/pid/nonce" on this host whose process no longer exists (killed worker): its
-// trial need not wait for the lease to expire.
+// trial need not wait for the lease to expire. Owners on other hosts are judged by their lease.
 bool local_owner_is_dead(const std::string& owner) {
   const auto first = owner.find('/');
   const auto second = owner.find('/', first + 1);
@@ -112,22 +120,22 @@ const char* kStudyColumns =
     "id, identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, sampler, sampler_seed, "
     "trial_options, planned_trials, created_at";
 
-StudyRecord read_study(const SqliteStatement& q) {
+StudyRecord read_study(const SqlRow& q) {
   StudyRecord s;
-  s.id = q.column_int64(0);
-  s.identity = q.column_text(1);
-  s.sweep = q.column_text(2);
-  s.experiment = q.column_text(3);
-  s.workload = q.column_text(4);
-  s.algorithm = q.column_text(5);
-  s.ruleset = q.column_text(6);
-  s.study_index = static_cast<int>(q.column_int64(7));
-  s.space_json = q.column_text(8);
-  s.sampler = q.column_text(9);
-  s.sampler_seed = static_cast<uint64_t>(q.column_int64(10));
-  s.trial_options = q.column_text(11);
-  s.planned_trials = q.column_int64(12);
-  s.created_at = q.column_double(13);
+  s.id = q.int64(0);
+  s.identity = q.text(1);
+  s.sweep = q.text(2);
+  s.experiment = q.text(3);
+  s.workload = q.text(4);
+  s.algorithm = q.text(5);
+  s.ruleset = q.text(6);
+  s.study_index = static_cast<int>(q.int64(7));
+  s.space_json = q.text(8);
+  s.sampler = q.text(9);
+  s.sampler_seed = static_cast<uint64_t>(q.int64(10));
+  s.trial_options = q.text(11);
+  s.planned_trials = q.int64(12);
+  s.created_at = q.real(13);
   return s;
 }
 
@@ -136,93 +144,80 @@ const char* kTrialColumns =
     "heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, submission_time, eval_time, "
     "total_duration, time_to_target, steps_to_target, eval_index_to_target, best_validation";
 
-TrialRecord read_trial(const SqliteStatement& q) {
+TrialRecord read_trial(const SqlRow& q) {
   TrialRecord t;
-  t.id = q.column_int64(0);
-  t.study_id = q.column_int64(1);
-  t.index = q.column_int64(2);
-  t.position = q.column_optional_int64(3);
-  if (!q.is_null(4)) t.hparams_json = q.column_text(4);
-  t.seed = static_cast<uint64_t>(q.column_int64(5));
-  t.status = parse_stored_trial_status(q.column_text(6));
-  t.attempts = static_cast<int>(q.column_int64(7));
-  t.lease_owner = q.column_text(8);
-  t.lease_expires = q.column_optional_double(9);
-  t.heartbeat_at = q.column_optional_double(10);
-  t.started_at = q.column_optional_double(11);
-  t.finished_at = q.column_optional_double(12);
-  t.outcome = q.column_text(13);
-  t.stop_reason = q.column_text(14);
-  t.message = q.column_text(15);
-  t.steps = q.column_optional_int64(16);
-  t.submission_time = q.column_optional_double(17);
-  t.eval_time = q.column_optional_double(18);
-  t.total_duration = q.column_optional_double(19);
-  t.time_to_target = q.column_optional_double(20);
-  t.steps_to_target = q.column_optional_int64(21);
-  t.eval_index_to_target = q.column_optional_int64(22);
-  t.best_validation = q.column_optional_double(23);
+  t.id = q.int64(0);
+  t.study_id = q.int64(1);
+  t.index = q.int64(2);
+  t.position = q.optional_int64(3);
+  if (!q.is_null(4)) t.hparams_json = q.text(4);
+  t.seed = static_cast<uint64_t>(q.int64(5));
+  t.status = parse_stored_trial_status(q.text(6));
+  t.attempts = static_cast<int>(q.int64(7));
+  t.lease_owner = q.text(8);
+  t.lease_expires = q.optional_real(9);
+  t.heartbeat_at = q.optional_real(10);
+  t.started_at = q.optional_real(11);
+  t.finished_at = q.optional_real(12);
+  t.outcome = q.text(13);
+  t.stop_reason = q.text(14);
+  t.message = q.text(15);
+  t.steps = q.optional_int64(16);
+  t.submission_time = q.optional_real(17);
+  t.eval_time = q.optional_real(18);
+  t.total_duration = q.optional_real(19);
+  t.time_to_target = q.optional_real(20);
+  t.steps_to_target = q.optional_int64(21);
+  t.eval_index_to_target = q.optional_int64(22);
+  t.best_validation = q.optional_real(23);
   return t;
 }
 
-// Before anything is written: a command that only reads must not turn an empty or foreign file
-// into a store, and nothing may read or append to a damaged one.
-void check_store_file(SqliteDatabase& db, bool create) {
-  int64_t version = 0;
-  try {
-    auto q = db.prepare("PRAGMA user_version");  // a file that is not SQLite fails here
-    q.step();
-    version = q.column_int64(0);
-  } catch (const InputError& e) {
-    throw InputError(db.path() + ": not a pacer study store (" + e.what() + ")");
-  }
-  if (version == 0 && !create) {
-    throw InputError(db.path() + ": not a pacer study store (an empty file or another SQLite database); " +
-                     "pacer tune creates one");
-  }
-  if (version == 0) return;
-  auto check = db.prepare("PRAGMA quick_check(1)");
-  check.step();
-  std::string verdict = check.column_text(0);
-  if (verdict != "ok") {
-    for (auto& c : verdict)
-      if (c == '\n') c = ' ';  // one line
-    throw InputError(db.path() + ": the study store is damaged (SQLite quick_check: " + verdict.substr(0, 200) +
-                     "); restore it from a copy");
+const char* kEvalColumns = "eval_index, global_step, submission_time, eval_time, logging_time, total_duration, metrics";
+
+StoredEval read_eval(const SqlRow& q) {
+  StoredEval e;
+  e.eval_index = q.int64(0);
+  e.global_step = q.int64(1);
+  e.submission_time = q.real(2);
+  e.eval_time = q.real(3);
+  e.logging_time = q.real(4);
+  e.total_duration = q.real(5);
+  e.metrics_json = q.text(6);
+  return e;
+}
+
+// One migration's text, statement by statement (SQLite prepares one at a time).
+void run_script(StoreDatabase& db, const std::string& script) {
+  size_t start = 0;
+  for (size_t end = script.find(';'); end != std::string::npos; end = script.find(';', start)) {
+    const std::string statement = script.substr(start, end - start);
+    if (statement.find_first_not_of(" \n\t") != std::string::npos) db.run(render_statement(statement, db.dialect()));
+    start = end + 1;
   }
 }
 
-void migrate(SqliteDatabase& db) {
-  // WAL lets readers (study show, score) run while workers write; NORMAL sync is durable across
-  // process crashes, which is the failure we guard against.
-  db.exec("PRAGMA journal_mode=WAL");
-  db.exec("PRAGMA synchronous=NORMAL");
-  db.exec("PRAGMA foreign_keys=ON");
-  ImmediateTransaction tx(db);
-  auto q = db.prepare("PRAGMA user_version");
-  q.step();
-  const int64_t version = q.column_int64(0);
-  const auto latest = static_cast<int64_t>(kMigrations.size());
-  if (version > latest) {
-    throw InputError(db.path() + ": the study store has schema version " + std::to_string(version) +
-                     ", newer than this pacer understands (" + std::to_string(latest) + ")");
-  }
-  if (version == 0) {
-    // A non-empty file without our version is someone else's database.
-    auto tables = db.prepare("SELECT count(*) FROM sqlite_master");
-    tables.step();
-    if (tables.column_int64(0) > 0) throw InputError(db.path() + ": not a pacer study store (unknown tables)");
-  }
-  for (int64_t v = version; v < latest; ++v) db.exec(kMigrations[static_cast<size_t>(v)]);
-  if (version != latest) db.exec("PRAGMA user_version = " + std::to_string(latest));
-  tx.commit();
+void migrate(StoreDatabase& db) {
+  db.transaction([&](bool) {
+    db.lock_for_planning();  // two processes creating one store: one creates, the other waits
+    const int64_t version = db.schema_version();
+    const auto latest = static_cast<int64_t>(kMigrations.size());
+    if (version > latest) {
+      throw InputError(db.location() + ": the study store has schema version " + std::to_string(version) +
+                       ", newer than this pacer understands (" + std::to_string(latest) + ")");
+    }
+    // A non-empty database without our version is someone else's.
+    if (version == 0 && db.has_foreign_tables()) {
+      throw InputError(db.location() + ": not a pacer study store (unknown tables)");
+    }
+    for (int64_t v = version; v < latest; ++v) run_script(db, kMigrations[static_cast<size_t>(v)]);
+    if (version != latest) db.set_schema_version(latest);
+  });
 }
 
-void require_owned(SqliteDatabase& db, int64_t trial_id, const std::string& what) {
-  if (db.changes() == 0) {
-    throw LeaseLost("trial " + std::to_string(trial_id) + ": " + what +
-                    ": the lease is no longer ours (it expired and another worker took the trial)");
-  }
+LeaseLost lease_lost(int64_t trial_id, const std::string& what) {
+  return LeaseLost("trial " + std::to_string(trial_id) + ": " + what +
+                   ": the lease is no longer ours (it expired and another worker took the trial)");
 }
 
 }  // namespace
@@ -256,14 +251,15 @@ bool is_terminal(StoredTrialStatus status) {
          status == StoredTrialStatus::failed;
 }
 
-StudyStore::StudyStore(const std::string& path, StudyStoreOptions options) : path_(path) {
-  if (!options.create && access(path.c_str(), F_OK) != 0) throw InputError(path + ": no such study store");
-  db_ = std::make_unique<SqliteDatabase>(path, options.create, options.busy_timeout_ms);
-  check_store_file(*db_, options.create);
+StudyStore::StudyStore(const std::string& location, StudyStoreOptions options)
+    : db_(open_store_database(location, options)) {
   migrate(*db_);
 }
 
 StudyStore::~StudyStore() = default;
+StudyStore::StudyStore(StudyStore&&) noexcept = default;
+
+const std::string& StudyStore::path() const { return db_->location(); }
 
 int StudyStore::schema_version() { return static_cast<int>(kMigrations.size()); }
 
@@ -277,286 +273,332 @@ std::string StudyStore::make_owner_id() {
 std::vector<StudyRecord> StudyStore::ensure_studies(const std::vector<StudyDefinition>& definitions,
                                                     const TrialFactory& make_trials) {
   std::vector<StudyRecord> records;
-  ImmediateTransaction tx(*db_);
-  for (const auto& d : definitions) {
-    auto find = db_->prepare(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE identity = ?");
-    find.bind(1, d.identity);
-    StudyRecord study;
-    if (find.step()) {
-      study = read_study(find);
-    } else {
-      auto insert = db_->prepare(
-          "INSERT INTO studies(identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, "
-          "sampler, sampler_seed, trial_options, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,0,?)");
-      insert.bind(1, d.identity);
-      insert.bind(2, d.sweep);
-      insert.bind(3, d.experiment);
-      insert.bind(4, d.workload);
-      insert.bind(5, d.algorithm);
-      insert.bind(6, d.ruleset);
-      insert.bind(7, d.study_index);
-      insert.bind(8, d.space_json);
-      insert.bind(9, d.sampler);
-      insert.bind(10, static_cast<int64_t>(d.sampler_seed));
-      insert.bind(11, d.trial_options);
-      insert.bind(12, wall_now());
-      insert.run();
-      auto again = db_->prepare(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?");
-      again.bind(1, db_->last_insert_rowid());
-      again.step();
-      study = read_study(again);
-    }
-    if (d.trials > study.planned_trials) {
-      const int64_t count = d.trials - study.planned_trials;
-      // Positions continue the sweep's sequence: study 2 starts where study 1 ended, and trials
-      // added later to study 1 come after both.
-      auto seq = db_->prepare("SELECT next_position FROM sequences WHERE sweep = ?");
-      seq.bind(1, d.sweep);
-      const int64_t first_position = seq.step() ? seq.column_int64(0) : 0;
-      std::vector<NewTrial> trials = make_trials(study, study.planned_trials + 1, count, first_position);
-      if (static_cast<int64_t>(trials.size()) != count) {
-        throw Error("internal: the trial factory made " + std::to_string(trials.size()) + " trials, not " +
-                    std::to_string(count));
+  StoreDatabase& db = *db_;
+  db.transaction([&](bool) {
+    records.clear();  // a retried transaction starts over
+    db.lock_for_planning();
+    for (const auto& d : definitions) {
+      const std::string select = std::string("SELECT ") + kStudyColumns + " FROM studies WHERE identity = ?";
+      auto found = db.run(select, {d.identity});
+      StudyRecord study;
+      if (!found.rows.empty()) {
+        study = read_study(found.rows[0]);
+      } else {
+        auto inserted = db.run(
+            "INSERT INTO studies(identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, "
+            "sampler, sampler_seed, trial_options, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,0,?) "
+            "RETURNING " + std::string(kStudyColumns),
+            {d.identity, d.sweep, d.experiment, d.workload, d.algorithm, d.ruleset, int64_t{d.study_index},
+             d.space_json, d.sampler, static_cast<int64_t>(d.sampler_seed), d.trial_options, db.now()});
+        study = read_study(inserted.rows.at(0));
       }
-      for (int64_t i = 0; i < count; ++i) {
-        auto insert = db_->prepare("INSERT INTO trials(study_id, trial_index, position, hparams, seed) VALUES(?,?,?,?,?)");
-        insert.bind(1, study.id);
-        insert.bind(2, study.planned_trials + 1 + i);
-        insert.bind(3, trials[i].position);
-        insert.bind(4, trials[i].hparams_json);
-        insert.bind(5, static_cast<int64_t>(trials[i].seed));
-        insert.run();
+      if (d.trials > study.planned_trials) {
+        const int64_t count = d.trials - study.planned_trials;
+        // Positions continue the sweep's sequence: study 2 starts where study 1 ended, and trials
+        // added later to study 1 come after both.
+        auto seq = db.run("SELECT next_position FROM sequences WHERE sweep = ?", {d.sweep});
+        const int64_t first_position = seq.rows.empty() ? 0 : seq.rows[0].int64(0);
+        std::vector<NewTrial> trials = make_trials(study, study.planned_trials + 1, count, first_position);
+        if (static_cast<int64_t>(trials.size()) != count) {
+          throw Error("internal: the trial factory made " + std::to_string(trials.size()) + " trials, not " +
+                      std::to_string(count));
+        }
+        for (int64_t i = 0; i < count; ++i) {
+          db.run("INSERT INTO trials(study_id, trial_index, position, hparams, seed) VALUES(?,?,?,?,?)",
+                 {study.id, study.planned_trials + 1 + i, sql_value(trials[i].position),
+                  sql_value(trials[i].hparams_json), static_cast<int64_t>(trials[i].seed)});
+        }
+        db.run("INSERT INTO sequences(sweep, next_position) VALUES(?, ?) "
+               "ON CONFLICT(sweep) DO UPDATE SET next_position = excluded.next_position",
+               {d.sweep, first_position + count});
+        db.run("UPDATE studies SET planned_trials = ? WHERE id = ?", {d.trials, study.id});
+        study.planned_trials = d.trials;
       }
-      auto upsert = db_->prepare(
-          "INSERT INTO sequences(sweep, next_position) VALUES(?, ?) "
-          "ON CONFLICT(sweep) DO UPDATE SET next_position = excluded.next_position");
-      upsert.bind(1, d.sweep);
-      upsert.bind(2, first_position + count);
-      upsert.run();
-      auto grow = db_->prepare("UPDATE studies SET planned_trials = ? WHERE id = ?");
-      grow.bind(1, d.trials);
-      grow.bind(2, study.id);
-      grow.run();
-      study.planned_trials = d.trials;
+      records.push_back(study);
     }
-    records.push_back(study);
-  }
-  tx.commit();
+  });
   return records;
 }
 
 std::optional<TrialRecord> StudyStore::claim_trial(const std::vector<int64_t>& study_ids, const std::string& owner,
                                                    double lease_sec) {
   if (study_ids.empty()) return std::nullopt;
-  ImmediateTransaction tx(*db_);
-  const double now = wall_now();
-  std::optional<int64_t> chosen;
-  auto runnable = db_->prepare(
-      "SELECT id, status, lease_owner, lease_expires FROM trials WHERE study_id IN " + in_list(study_ids) +
-      " AND status IN ('pending','interrupted','running') ORDER BY trial_index, study_id");
-  while (runnable.step()) {
-    const std::string status = runnable.column_text(1);
-    if (status != "running") {
-      chosen = runnable.column_int64(0);
-      break;
+  StoreDatabase& db = *db_;
+  const SqlDialect& dialect = db.dialect();
+  std::optional<TrialRecord> trial;
+  std::optional<double> claimed_at;  // the first try's time: how a retry recognizes its own claim
+  db.transaction([&](bool retrying) {
+    trial.reset();
+    const double now = db.now();
+    if (!claimed_at) claimed_at = now;
+    const std::string ours = "SELECT " + std::string(kTrialColumns) +
+                             " FROM trials WHERE status = 'running' AND lease_owner = ? AND started_at = ?";
+    if (retrying) {
+      // The connection broke: the earlier try may have committed. Take that claim, not a second.
+      auto earlier = db.run(ours, {owner, *claimed_at});
+      if (!earlier.rows.empty()) {
+        trial = read_trial(earlier.rows[0]);
+        return;
+      }
     }
-    const double expires = runnable.is_null(3) ? 0.0 : runnable.column_double(3);
-    if (expires < now || local_owner_is_dead(runnable.column_text(2))) {
-      chosen = runnable.column_int64(0);
-      break;
+    // The first runnable trial in order: pending, interrupted, or running under an expired lease.
+    // Under PostgreSQL the row is locked and rows other claimers hold are skipped.
+    std::optional<int64_t> chosen;
+    auto runnable = db.run("SELECT id FROM trials WHERE study_id IN " + in_list(study_ids) +
+                               " AND (status IN ('pending','interrupted') OR (status = 'running' AND "
+                               "(lease_expires IS NULL OR lease_expires < ?))) ORDER BY trial_index, study_id LIMIT 1" +
+                               dialect.skip_locked,
+                           {now});
+    if (!runnable.rows.empty()) chosen = runnable.rows[0].int64(0);
+    if (!chosen) {
+      // A running trial under a live lease whose owner on this host is gone (killed worker).
+      auto live = db.run("SELECT id, lease_owner FROM trials WHERE study_id IN " + in_list(study_ids) +
+                             " AND status = 'running' ORDER BY trial_index, study_id",
+                         {});
+      for (const auto& row : live.rows) {
+        if (!local_owner_is_dead(row.text(1))) continue;
+        auto locked = db.run("SELECT id FROM trials WHERE id = ? AND status = 'running' AND lease_owner = ?" +
+                                 dialect.skip_locked,
+                             {row.int64(0), row.text(1)});
+        if (locked.rows.empty()) continue;
+        chosen = row.int64(0);
+        break;
+      }
     }
-  }
-  if (!chosen) return std::nullopt;
-  auto take = db_->prepare(
-      "UPDATE trials SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires = ?, "
-      "heartbeat_at = ?, started_at = ?, finished_at = NULL WHERE id = ?");
-  take.bind(1, owner);
-  take.bind(2, now + lease_sec);
-  take.bind(3, now);
-  take.bind(4, now);
-  take.bind(5, *chosen);
-  take.run();
-  auto read = db_->prepare(std::string("SELECT ") + kTrialColumns + " FROM trials WHERE id = ?");
-  read.bind(1, *chosen);
-  read.step();
-  TrialRecord trial = read_trial(read);
-  tx.commit();
+    if (!chosen) return;
+    db.run("UPDATE trials SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires = ?, "
+           "heartbeat_at = ?, started_at = ?, finished_at = NULL WHERE id = ?",
+           {owner, now + lease_sec, now, *claimed_at, *chosen});
+    trial = read_trial(db.run(std::string("SELECT ") + kTrialColumns + " FROM trials WHERE id = ?", {*chosen}).rows.at(0));
+  });
   return trial;
 }
 
 bool StudyStore::heartbeat(int64_t trial_id, const std::string& owner, double lease_sec) {
-  const double now = wall_now();
-  ImmediateTransaction tx(*db_);
-  auto q = db_->prepare(
-      "UPDATE trials SET lease_expires = ?, heartbeat_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'");
-  q.bind(1, now + lease_sec);
-  q.bind(2, now);
-  q.bind(3, trial_id);
-  q.bind(4, owner);
-  q.run();
-  const bool ours = db_->changes() > 0;
-  tx.commit();
-  return ours;
+  bool renewed = false;
+  db_->transaction([&](bool) {
+    const double now = db_->now();
+    renewed = db_->run("UPDATE trials SET lease_expires = ?, heartbeat_at = ? WHERE id = ? AND lease_owner = ? AND "
+                       "status = 'running'",
+                       {now + lease_sec, now, trial_id, owner})
+                  .affected > 0;
+  });
+  return renewed;
 }
 
 void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int attempt, const StoredEval& eval) {
-  ImmediateTransaction tx(*db_);
-  auto q = db_->prepare(
-      "INSERT OR REPLACE INTO evals(trial_id, attempt, eval_index, global_step, submission_time, eval_time, "
-      "logging_time, total_duration, metrics) SELECT ?,?,?,?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM trials WHERE "
-      "id = ? AND lease_owner = ? AND status = 'running' AND attempts = ?)");
-  q.bind(1, trial_id);
-  q.bind(2, attempt);
-  q.bind(3, eval.eval_index);
-  q.bind(4, eval.global_step);
-  q.bind(5, eval.submission_time);
-  q.bind(6, eval.eval_time);
-  q.bind(7, eval.logging_time);
-  q.bind(8, eval.total_duration);
-  q.bind(9, eval.metrics_json);
-  q.bind(10, trial_id);
-  q.bind(11, owner);
-  q.bind(12, attempt);
-  q.run();
-  require_owned(*db_, trial_id, "recording an eval");
-  tx.commit();
+  StoreDatabase& db = *db_;
+  db.transaction([&](bool) {
+    // The trial row is locked (PostgreSQL) so that the lease cannot change hands before the insert.
+    auto owned = db.run("SELECT 1 FROM trials WHERE id = ? AND lease_owner = ? AND status = 'running' AND attempts = ?" +
+                            db.dialect().lock_row,
+                        {trial_id, owner, int64_t{attempt}});
+    if (owned.rows.empty()) throw lease_lost(trial_id, "recording an eval");
+    // An upsert: a retried transaction writes the same row again.
+    db.run("INSERT INTO evals(trial_id, attempt, eval_index, global_step, submission_time, eval_time, logging_time, "
+           "total_duration, metrics) VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(trial_id, attempt, eval_index) DO UPDATE SET "
+           "global_step = excluded.global_step, submission_time = excluded.submission_time, eval_time = "
+           "excluded.eval_time, logging_time = excluded.logging_time, total_duration = excluded.total_duration, "
+           "metrics = excluded.metrics",
+           {trial_id, int64_t{attempt}, eval.eval_index, eval.global_step, eval.submission_time, eval.eval_time,
+            eval.logging_time, eval.total_duration, eval.metrics_json});
+  });
 }
 
 void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const TrialOutcome& o) {
   if (!is_terminal(o.status)) throw Error("finish_trial: status must be complete, diverged or failed");
-  ImmediateTransaction tx(*db_);
-  auto q = db_->prepare(
-      "UPDATE trials SET status = ?, outcome = ?, stop_reason = ?, message = ?, steps = ?, submission_time = ?, "
-      "eval_time = ?, total_duration = ?, time_to_target = ?, steps_to_target = ?, eval_index_to_target = ?, "
-      "best_validation = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
-      "WHERE id = ? AND lease_owner = ? AND status = 'running'");
-  q.bind(1, to_string(o.status));
-  q.bind(2, o.outcome);
-  q.bind(3, o.stop_reason);
-  q.bind(4, o.message);
-  q.bind(5, o.steps);
-  q.bind(6, o.submission_time);
-  q.bind(7, o.eval_time);
-  q.bind(8, o.total_duration);
-  q.bind(9, o.time_to_target);
-  q.bind(10, o.steps_to_target);
-  q.bind(11, o.eval_index_to_target);
-  q.bind(12, o.best_validation);
-  q.bind(13, wall_now());
-  q.bind(14, trial_id);
-  q.bind(15, owner);
-  q.run();
-  require_owned(*db_, trial_id, "finishing");
-  tx.commit();
+  StoreDatabase& db = *db_;
+  db.transaction([&](bool retrying) {
+    const int64_t changed =
+        db.run("UPDATE trials SET status = ?, outcome = ?, stop_reason = ?, message = ?, steps = ?, submission_time = ?, "
+               "eval_time = ?, total_duration = ?, time_to_target = ?, steps_to_target = ?, eval_index_to_target = ?, "
+               "best_validation = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
+               "WHERE id = ? AND lease_owner = ? AND status = 'running'",
+               {std::string(to_string(o.status)), o.outcome, o.stop_reason, o.message, o.steps, o.submission_time,
+                o.eval_time, o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
+                sql_value(o.eval_index_to_target), sql_value(o.best_validation), db.now(), trial_id, owner})
+            .affected;
+    if (changed > 0) return;
+    if (retrying) {
+      // The earlier try may have committed before the connection broke: then this outcome is there.
+      auto done = db.run("SELECT status, steps, stop_reason FROM trials WHERE id = ? AND lease_owner IS NULL", {trial_id});
+      if (!done.rows.empty() && done.rows[0].text(0) == to_string(o.status) && done.rows[0].int64(1) == o.steps &&
+          done.rows[0].text(2) == o.stop_reason) {
+        return;
+      }
+    }
+    throw lease_lost(trial_id, "finishing");
+  });
 }
 
 void StudyStore::release_trial(int64_t trial_id, const std::string& owner, const std::string& message) {
-  ImmediateTransaction tx(*db_);
-  auto q = db_->prepare(
-      "UPDATE trials SET status = 'interrupted', message = ?, lease_owner = NULL, lease_expires = NULL, "
-      "finished_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'");
-  q.bind(1, message);
-  q.bind(2, wall_now());
-  q.bind(3, trial_id);
-  q.bind(4, owner);
-  q.run();
-  tx.commit();
+  db_->transaction([&](bool) {
+    db_->run("UPDATE trials SET status = 'interrupted', message = ?, lease_owner = NULL, lease_expires = NULL, "
+             "finished_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'",
+             {message, db_->now(), trial_id, owner});
+  });
 }
 
 std::vector<StudyRecord> StudyStore::studies() const {
   std::vector<StudyRecord> out;
-  auto q = db_->prepare(std::string("SELECT ") + kStudyColumns + " FROM studies ORDER BY id");
-  while (q.step()) out.push_back(read_study(q));
+  for (const auto& row : db_->run(std::string("SELECT ") + kStudyColumns + " FROM studies ORDER BY id", {}).rows) {
+    out.push_back(read_study(row));
+  }
   return out;
 }
 
 std::optional<StudyRecord> StudyStore::study(int64_t id) const {
-  auto q = db_->prepare(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?");
-  q.bind(1, id);
-  if (!q.step()) return std::nullopt;
-  return read_study(q);
+  auto found = db_->run(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?", {id});
+  if (found.rows.empty()) return std::nullopt;
+  return read_study(found.rows[0]);
 }
 
 std::vector<TrialRecord> StudyStore::trials(int64_t study_id) const {
   std::vector<TrialRecord> out;
-  auto q = db_->prepare(std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? ORDER BY trial_index");
-  q.bind(1, study_id);
-  while (q.step()) out.push_back(read_trial(q));
+  const std::string sql = std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? ORDER BY trial_index";
+  for (const auto& row : db_->run(sql, {study_id}).rows) out.push_back(read_trial(row));
   return out;
 }
 
 std::vector<StoredEval> StudyStore::evals(int64_t trial_id, std::optional<int> attempt) const {
-  int chosen = 0;
+  int64_t chosen = 0;
   if (attempt) {
     chosen = *attempt;
   } else {
-    auto latest = db_->prepare("SELECT max(attempt) FROM evals WHERE trial_id = ?");
-    latest.bind(1, trial_id);
-    if (!latest.step() || latest.is_null(0)) return {};
-    chosen = static_cast<int>(latest.column_int64(0));
+    auto latest = db_->run("SELECT max(attempt) FROM evals WHERE trial_id = ?", {trial_id});
+    if (latest.rows.empty() || latest.rows[0].is_null(0)) return {};
+    chosen = latest.rows[0].int64(0);
   }
   std::vector<StoredEval> out;
-  auto q = db_->prepare(
-      "SELECT eval_index, global_step, submission_time, eval_time, logging_time, total_duration, metrics FROM evals "
-      "WHERE trial_id = ? AND attempt = ? ORDER BY eval_index");
-  q.bind(1, trial_id);
-  q.bind(2, chosen);
-  while (q.step()) {
-    StoredEval e;
-    e.eval_index = q.column_int64(0);
-    e.global_step = q.column_int64(1);
-    e.submission_time = q.column_double(2);
-    e.eval_time = q.column_double(3);
-    e.logging_time = q.column_double(4);
-    e.total_duration = q.column_double(5);
-    e.metrics_json = q.column_text(6);
-    out.push_back(e);
-  }
+  const std::string sql =
+      std::string("SELECT ") + kEvalColumns + " FROM evals WHERE trial_id = ? AND attempt = ? ORDER BY eval_index";
+  for (const auto& row : db_->run(sql, {trial_id, chosen}).rows) out.push_back(read_eval(row));
   return out;
 }
 
 int64_t StudyStore::delete_studies(const std::vector<int64_t>& study_ids, bool even_running) {
-  ImmediateTransaction tx(*db_);
   int64_t trials = 0;
-  for (int64_t id : study_ids) {
-    if (!even_running) {
-      auto live = db_->prepare("SELECT count(*) FROM trials WHERE study_id = ? AND status = 'running' AND lease_expires > ?");
-      live.bind(1, id);
-      live.bind(2, wall_now());
-      live.step();
-      if (live.column_int64(0) > 0) {
-        throw InputError(path_ + ": study " + std::to_string(id) + " has a trial a worker is running (its lease is live); " +
-                         "stop the worker first, or delete anyway with --force");
+  StoreDatabase& db = *db_;
+  db.transaction([&](bool) {
+    trials = 0;
+    db.lock_for_planning();
+    for (int64_t id : study_ids) {
+      if (!even_running) {
+        auto live = db.run("SELECT count(*) FROM trials WHERE study_id = ? AND status = 'running' AND lease_expires > ?",
+                           {id, db.now()});
+        if (live.rows.at(0).int64(0) > 0) {
+          throw InputError(db.location() + ": study " + std::to_string(id) +
+                           " has a trial a worker is running (its lease is live); " +
+                           "stop the worker first, or delete anyway with --force");
+        }
       }
+      db.run("DELETE FROM evals WHERE trial_id IN (SELECT id FROM trials WHERE study_id = ?)", {id});
+      trials += db.run("DELETE FROM trials WHERE study_id = ?", {id}).affected;
+      db.run("DELETE FROM studies WHERE id = ?", {id});
     }
-    auto evals = db_->prepare("DELETE FROM evals WHERE trial_id IN (SELECT id FROM trials WHERE study_id = ?)");
-    evals.bind(1, id);
-    evals.step();
-    auto gone = db_->prepare("DELETE FROM trials WHERE study_id = ?");
-    gone.bind(1, id);
-    gone.step();
-    trials += db_->changes();
-    auto study = db_->prepare("DELETE FROM studies WHERE id = ?");
-    study.bind(1, id);
-    study.step();
-  }
-  tx.commit();
+  });
   return trials;
 }
 
 StudyProgress StudyStore::progress(const std::vector<int64_t>& study_ids) const {
   StudyProgress p;
   if (study_ids.empty()) return p;
-  auto q = db_->prepare("SELECT status, count(*) FROM trials WHERE study_id IN " + in_list(study_ids) +
-                        " GROUP BY status");
-  while (q.step()) {
-    const auto status = parse_stored_trial_status(q.column_text(0));
-    const int64_t n = q.column_int64(1);
+  auto counts = db_->run("SELECT status, count(*) FROM trials WHERE study_id IN " + in_list(study_ids) +
+                             " GROUP BY status",
+                         {});
+  for (const auto& row : counts.rows) {
+    const auto status = parse_stored_trial_status(row.text(0));
+    const int64_t n = row.int64(1);
     if (is_terminal(status)) p.done += n;
     else if (status == StoredTrialStatus::running) p.running += n;
     else p.pending += n;
   }
   return p;
+}
+
+StudySnapshot StudyStore::snapshot(int64_t study_id) const {
+  StudySnapshot out;
+  StoreDatabase& db = *db_;
+  // One transaction: a consistent picture even while workers write.
+  db.transaction([&](bool) {
+    out = StudySnapshot();
+    auto found = db.run(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?", {study_id});
+    if (found.rows.empty()) throw InputError(db.location() + ": no study " + std::to_string(study_id));
+    out.study = read_study(found.rows[0]);
+    auto seq = db.run("SELECT next_position FROM sequences WHERE sweep = ?", {out.study.sweep});
+    out.sweep_next_position = seq.rows.empty() ? 0 : seq.rows[0].int64(0);
+    const std::string trials_sql =
+        std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? ORDER BY trial_index";
+    for (const auto& row : db.run(trials_sql, {study_id}).rows) out.trials.push_back(read_trial(row));
+    for (const auto& trial : out.trials) {
+      std::vector<std::pair<int, StoredEval>> evals;
+      const std::string sql = std::string("SELECT attempt, ") + kEvalColumns +
+                              " FROM evals WHERE trial_id = ? ORDER BY attempt, eval_index";
+      for (const auto& row : db.run(sql, {trial.id}).rows) {
+        SqlRow rest;
+        rest.cells.assign(row.cells.begin() + 1, row.cells.end());
+        evals.emplace_back(static_cast<int>(row.int64(0)), read_eval(rest));
+      }
+      out.evals.push_back(std::move(evals));
+    }
+  });
+  return out;
+}
+
+std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnapshot>& studies) {
+  std::vector<StudyRecord> records;
+  StoreDatabase& db = *db_;
+  db.transaction([&](bool) {
+    records.clear();
+    db.lock_for_planning();
+    std::set<std::string> identities;
+    for (const auto& snap : studies) {
+      const StudyRecord& s = snap.study;
+      if (!identities.insert(s.identity).second ||
+          !db.run("SELECT id FROM studies WHERE identity = ?", {s.identity}).rows.empty()) {
+        throw InputError(db.location() + ": already holds study " + s.name() +
+                         " (same identity); nothing was copied (delete it there first to replace it)");
+      }
+      auto inserted = db.run(
+          "INSERT INTO studies(identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, sampler, "
+          "sampler_seed, trial_options, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING " +
+              std::string(kStudyColumns),
+          {s.identity, s.sweep, s.experiment, s.workload, s.algorithm, s.ruleset, int64_t{s.study_index}, s.space_json,
+           s.sampler, static_cast<int64_t>(s.sampler_seed), s.trial_options, s.planned_trials, s.created_at});
+      const StudyRecord added = read_study(inserted.rows.at(0));
+      // The sweep's sequence must not hand out positions the copied trials already use.
+      db.run("INSERT INTO sequences(sweep, next_position) VALUES(?, ?) ON CONFLICT(sweep) DO UPDATE SET "
+             "next_position = CASE WHEN excluded.next_position > sequences.next_position THEN excluded.next_position "
+             "ELSE sequences.next_position END",
+             {s.sweep, snap.sweep_next_position});
+      for (size_t i = 0; i < snap.trials.size(); ++i) {
+        const TrialRecord& t = snap.trials[i];
+        auto trial = db.run(
+            "INSERT INTO trials(study_id, trial_index, position, hparams, seed, status, attempts, lease_owner, "
+            "lease_expires, heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, "
+            "submission_time, eval_time, total_duration, time_to_target, steps_to_target, eval_index_to_target, "
+            "best_validation) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+            {added.id, t.index, sql_value(t.position), sql_value(t.hparams_json), static_cast<int64_t>(t.seed),
+             std::string(to_string(t.status)), int64_t{t.attempts},
+             t.lease_owner.empty() ? SqlValue() : SqlValue(t.lease_owner), sql_value(t.lease_expires),
+             sql_value(t.heartbeat_at), sql_value(t.started_at), sql_value(t.finished_at),
+             t.outcome.empty() ? SqlValue() : SqlValue(t.outcome),
+             t.stop_reason.empty() ? SqlValue() : SqlValue(t.stop_reason),
+             t.message.empty() ? SqlValue() : SqlValue(t.message), sql_value(t.steps), sql_value(t.submission_time),
+             sql_value(t.eval_time), sql_value(t.total_duration), sql_value(t.time_to_target),
+             sql_value(t.steps_to_target), sql_value(t.eval_index_to_target), sql_value(t.best_validation)});
+        const int64_t trial_id = trial.rows.at(0).int64(0);
+        for (const auto& [attempt, e] : snap.evals.at(i)) {
+          db.run("INSERT INTO evals(trial_id, attempt, eval_index, global_step, submission_time, eval_time, "
+                 "logging_time, total_duration, metrics) VALUES(?,?,?,?,?,?,?,?,?)",
+                 {trial_id, int64_t{attempt}, e.eval_index, e.global_step, e.submission_time, e.eval_time,
+                  e.logging_time, e.total_duration, e.metrics_json});
+        }
+      }
+      records.push_back(added);
+    }
+  });
+  return records;
 }
 
 }  // namespace pacer

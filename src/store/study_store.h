@@ -1,12 +1,14 @@
 #pragma once
-// The study store: the source of truth of tuning studies, in one SQLite file (WAL mode, versioned
-// schema). Studies own trials; trials own their eval measurements. Several processes share one
-// store: claiming a trial is one IMMEDIATE transaction, a running trial holds a lease that its
-// worker renews (heartbeat), and a trial whose lease expired, or whose worker on this host is
-// gone, is claimed again. Every write checks the lease, so a worker that lost its trial cannot
-// overwrite the new owner's results. Torch-free.
+// The study store: the source of truth of tuning studies, in a SQLite file (one machine) or a
+// PostgreSQL database (many machines), chosen by the location: a path, or postgresql://...
+// Both backends run the same logic with the same versioned schema (store/store_database.h).
+// Studies own trials; trials own their eval measurements. Several processes share one store:
+// claiming a trial is one transaction (SQLite: IMMEDIATE; PostgreSQL: FOR UPDATE SKIP LOCKED), a
+// running trial holds a lease that its worker renews (heartbeat), and a trial whose lease
+// expired, or whose worker on this host is gone, is claimed again. Every write checks the lease,
+// so a worker that lost its trial cannot overwrite the new owner's results. Torch-free.
 //
-//   pacer::StudyStore store("runs/tune.db");
+//   pacer::StudyStore store("runs/tune.db");   // or "postgresql://pacer@dbhost/studies"
 //   std::vector<pacer::StudyRecord> studies = store.ensure_studies(definitions, make_trials);
 //   if (auto trial = store.claim_trial(study_ids, owner, 60.0)) {
 //     store.record_eval(trial->id, owner, trial->attempts, eval);
@@ -17,13 +19,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
 
 namespace pacer {
 
-class SqliteDatabase;
+class StoreDatabase;
 
 // What makes a study: everything the trials depend on. `identity` is unique in the store; the
 // same command run again finds the same studies (resume), a different space or budget does not.
@@ -103,20 +106,32 @@ struct StudyProgress {
   bool finished() const { return pending == 0 && running == 0; }
 };
 
+// A whole study as stored, every attempt's evals included: what `pacer study copy` moves.
+struct StudySnapshot {
+  StudyRecord study;
+  std::vector<TrialRecord> trials;
+  std::vector<std::vector<std::pair<int, StoredEval>>> evals;  // per trial: (attempt, eval)
+  int64_t sweep_next_position = 0;                            // the sweep's sequence position
+};
+
 struct StudyStoreOptions {
   bool create = true;
-  int busy_timeout_ms = 120000;  // writers wait this long for each other before failing
+  int busy_timeout_ms = 120000;        // SQLite: writers wait this long for each other before failing
+  double reconnect_timeout_sec = 600;  // PostgreSQL: how long a lost connection is retried
 };
 
 class StudyStore {
  public:
-  explicit StudyStore(const std::string& path, StudyStoreOptions options = {});
+  // A SQLite file path or a postgresql:// URI (store/store_database.h).
+  explicit StudyStore(const std::string& location, StudyStoreOptions options = {});
   ~StudyStore();
+  StudyStore(StudyStore&&) noexcept;
   StudyStore(const StudyStore&) = delete;
   StudyStore& operator=(const StudyStore&) = delete;
 
   static int schema_version();  // the version this build writes
-  const std::string& path() const { return path_; }
+  // The location as given, without a URI's password: for messages.
+  const std::string& path() const;
 
   // In one transaction: finds or creates each study and grows it to `trials` trials; new trials
   // come from make_trials(study, first new trial index, count, first sequence position) where
@@ -150,12 +165,17 @@ class StudyStore {
   // (a worker is on it) unless `even_running`. Returns the number of trials removed.
   int64_t delete_studies(const std::vector<int64_t>& study_ids, bool even_running = false);
 
+  // Copying between stores: a study with every trial and every attempt's evals; adding such
+  // studies (new ids, everything else as it was) in one transaction. InputError, and nothing
+  // added, when a study of that identity is already here.
+  StudySnapshot snapshot(int64_t study_id) const;
+  std::vector<StudyRecord> import_studies(const std::vector<StudySnapshot>& studies);
+
   // "host/pid/nonce": identifies this process as a lease owner.
   static std::string make_owner_id();
 
  private:
-  std::string path_;
-  std::unique_ptr<SqliteDatabase> db_;
+  std::unique_ptr<StoreDatabase> db_;
 };
 
 // Thrown when a worker writes to a trial whose lease it no longer holds.

@@ -30,7 +30,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Renews the lease of the running trial on its own connection (SQLite connections are not
+// Renews the lease of the running trial on its own connection (a store connection is not
 // shared across threads) and mirrors an outside stop request into the trial's stop flag.
 class Heartbeat {
  public:
