@@ -6,7 +6,9 @@
 # claim + 20 eval rows + heartbeat + finish, and claim + finish alone (the claim path's limit).
 #
 #   bench/store_backends.sh [BUILD_DIR=build] [OUT_DIR=runs/bench-store-backends]
-#   env: WORKERS ("1 4 8"), TRIALS (100 per worker), PG_BINDIR (/usr/lib/postgresql/*/bin)
+#   env: WORKERS ("1 4 8"), TRIALS (100 per worker), PG_BINDIR (/usr/lib/postgresql/*/bin),
+#        PG_SETTINGS (extra server settings, e.g. "-c synchronous_commit=off": SQLite's WAL with
+#        synchronous=NORMAL does not wait for the disk at each commit either)
 set -euo pipefail
 BUILD_DIR=${1:-build}
 OUT_DIR=$(mkdir -p "${2:-runs/bench-store-backends}" && cd "${2:-runs/bench-store-backends}" && pwd)
@@ -22,7 +24,7 @@ PG_DIR=$(mktemp -d /tmp/pacer_bench_pg_XXXXXX)
 as_server() { if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- sh -c "$1"; else sh -c "$1"; fi; }
 [[ $(id -u) -eq 0 ]] && chown postgres "$PG_DIR"
 as_server "$PG_BINDIR/initdb -D $PG_DIR/data -U pacer --auth=trust -E UTF8 --locale=C >$PG_DIR/initdb.log 2>&1"
-as_server "$PG_BINDIR/pg_ctl -D $PG_DIR/data -w -l $PG_DIR/server.log -o \"-k $PG_DIR -c listen_addresses='' -p 5432\" start >/dev/null"
+as_server "$PG_BINDIR/pg_ctl -D $PG_DIR/data -w -l $PG_DIR/server.log -o \"-k $PG_DIR -c listen_addresses='' -p 5432 ${PG_SETTINGS:-}\" start >/dev/null"
 trap 'as_server "$PG_BINDIR/pg_ctl -D $PG_DIR/data -w -m fast stop >/dev/null" || true; rm -rf "$PG_DIR"' EXIT
 pg_uri() { echo "postgresql://pacer@/$1?host=$PG_DIR&port=5432"; }
 
