@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "store/postgres_store_database.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "support/postgres_server.h"
@@ -215,6 +216,21 @@ TEST_P(StudyStoreTest, TrialOfADeadLocalProcessIsReclaimedWithoutWaitingForTheLe
   ASSERT_TRUE(none);  // the dead owner's trial is taken over at once
   EXPECT_EQ(none->attempts, 2);
   EXPECT_FALSE(store.claim_trial(ids, "x/1/y", 60)) << "a live owner's lease must hold";
+}
+
+TEST_P(StudyStoreTest, ADeadPidOfAnotherProcessTableIsJudgedByItsLease) {
+  StudyStore store(path_);
+  auto studies = store.ensure_studies({definition(1, 1)}, factory());
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);
+  // Same host name, same (now unused) pid, but another boot or pid namespace (a container):
+  // that process may well be alive, so the trial waits for its lease.
+  const std::string me = StudyStore::make_owner_id();
+  const std::string other_table = me.substr(0, me.find('/')) + "/" + std::to_string(child) + "/n/00000000-1";
+  ASSERT_TRUE(store.claim_trial({studies[0].id}, other_table, 3600));
+  EXPECT_FALSE(store.claim_trial({studies[0].id}, me, 60));
 }
 
 TEST_P(StudyStoreTest, ReleasedTrialIsInterruptedAndRunnableAgain) {
@@ -555,6 +571,63 @@ TEST(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
   }
 }
 
+// A commit that lands on the server while its reply is lost (the connection breaks in between):
+// the retried transaction recognizes what the first one did instead of doing it again.
+TEST(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
+  auto& server = testing::PostgresServer::get();
+  if (!server.available()) {
+    if (testing::PostgresServer::required()) FAIL() << server.reason();
+    GTEST_SKIP() << server.reason();
+  }
+  StudyStore store(server.create_database());
+  StudyDefinition d;
+  d.identity = d.sweep = "lost";
+  d.experiment = "exp";
+  d.workload = "synthetic_regression";
+  d.algorithm = "sgd";
+  d.ruleset = "external";
+  d.trials = 2;
+  lose_next_commit_replies_for_testing(1);
+  const auto studies = store.ensure_studies({d}, [](const StudyRecord&, int64_t, int64_t count, int64_t) {
+    return std::vector<NewTrial>(static_cast<size_t>(count));
+  });
+  ASSERT_EQ(store.studies().size(), 1u);
+  ASSERT_EQ(store.trials(studies[0].id).size(), 2u) << "planning twice";
+  const std::vector<int64_t> ids = {studies[0].id};
+  const std::string owner = "otherhost/1/a";
+
+  lose_next_commit_replies_for_testing(1);
+  auto claimed = store.claim_trial(ids, owner, 60);
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(claimed->index, 1);
+  EXPECT_EQ(claimed->attempts, 1);
+  EXPECT_EQ(store.progress(ids).running, 1) << "the retry claimed a second trial";
+
+  StoredEval e;
+  e.metrics_json = "{}";
+  lose_next_commit_replies_for_testing(1);
+  store.record_eval(claimed->id, owner, 1, e);
+  EXPECT_EQ(store.evals(claimed->id).size(), 1u);
+
+  TrialOutcome o;
+  o.outcome = "reached";
+  o.steps = 5;
+  lose_next_commit_replies_for_testing(1);
+  EXPECT_NO_THROW(store.finish_trial(claimed->id, owner, o));
+  EXPECT_EQ(store.trials(studies[0].id)[0].status, StoredTrialStatus::complete);
+
+  // A copy whose commit landed: recognized, not refused as "already holds".
+  StudyStore copy(server.create_database());
+  lose_next_commit_replies_for_testing(1);
+  EXPECT_EQ(copy.import_studies({store.snapshot(studies[0].id)}).size(), 1u);
+  EXPECT_EQ(copy.studies().size(), 1u);
+
+  lose_next_commit_replies_for_testing(1);
+  EXPECT_EQ(store.delete_studies(ids, /*even_running=*/true), 2) << "the retry must report what the commit removed";
+  EXPECT_TRUE(store.studies().empty());
+  lose_next_commit_replies_for_testing(0);
+}
+
 TEST(StoreLocation, PasswordsNeverReachMessages) {
   EXPECT_EQ(printable_store_location("postgresql://pacer:s3cret@db.example:5433/studies"),
             "postgresql://pacer@db.example:5433/studies");
@@ -572,7 +645,14 @@ TEST(StoreLocation, PasswordsNeverReachMessages) {
     EXPECT_EQ(message.find("s3cret"), std::string::npos) << message;
     EXPECT_NE(message.find("cannot connect"), std::string::npos) << message;
   }
-  EXPECT_THROW(StudyStore("mysql://db/studies"), InputError);
+  try {
+    StudyStore store("mysql://root:hunter2@db/studies");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("hunter2"), std::string::npos) << e.what();
+  }
+  // A secret with a '/' (left unencoded) still goes.
+  EXPECT_EQ(printable_store_location("postgresql://pacer:a/b@db/studies"), "postgresql://pacer@db/studies");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <random>
@@ -16,7 +17,38 @@ namespace {
 // Any fixed number: the advisory lock that serializes planning and migrations across processes.
 constexpr long long kPlanningLock = 0x70616365;  // "pace"
 
-std::string one_line(std::string text) {
+std::atomic<int> lost_commit_replies{0};
+
+// The password of a URI (user:secret@ or password=secret), to scrub from libpq's messages.
+std::string uri_password(const std::string& uri) {
+  const size_t authority = uri.find("//") + 2;
+  const size_t query = uri.find('?', authority);
+  const size_t at = uri.rfind('@', query == std::string::npos ? uri.size() : query);
+  if (at != std::string::npos && at >= authority) {
+    const size_t colon = uri.find(':', authority);
+    if (colon != std::string::npos && colon < at) return uri.substr(colon + 1, at - colon - 1);
+  }
+  const size_t p = uri.find("password=");
+  if (p == std::string::npos) return "";
+  return uri.substr(p + 9, uri.find('&', p) == std::string::npos ? std::string::npos : uri.find('&', p) - p - 9);
+}
+
+// Without them a silently dropped network (no reset) blocks a call for the kernel's TCP timeout,
+// many minutes, before the retry logic can act. Only where the URI does not set them.
+std::string with_network_defaults(const std::string& uri) {
+  std::string out = uri;
+  for (const char* setting : {"connect_timeout=10", "keepalives_idle=30", "keepalives_interval=10",
+                              "keepalives_count=3", "tcp_user_timeout=60000"}) {
+    const std::string key = std::string(setting).substr(0, std::string(setting).find('=') + 1);
+    if (out.find(key) != std::string::npos) continue;
+    out += (out.find('?') == std::string::npos ? "?" : "&") + std::string(setting);
+  }
+  return out;
+}
+std::string one_line(std::string text, const std::string& secret = "") {
+  if (!secret.empty()) {
+    for (size_t p = text.find(secret); p != std::string::npos; p = text.find(secret, p)) text.replace(p, secret.size(), "***");
+  }
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   for (auto& c : text)
     if (c == '\n' || c == '\t') c = ' ';
@@ -66,12 +98,11 @@ bool is_transient(const std::exception& e) {
 class PostgresStoreDatabase : public StoreDatabase {
  public:
   PostgresStoreDatabase(const std::string& uri, const StudyStoreOptions& options)
-      : uri_(uri), location_(printable_store_location(uri)), reconnect_timeout_sec_(options.reconnect_timeout_sec) {
-    try {
-      connect();
-    } catch (const std::exception& e) {
-      throw InputError(location_ + ": cannot connect to the PostgreSQL study store: " + one_line(e.what()));
-    }
+      : uri_(with_network_defaults(uri)),
+        location_(printable_store_location(uri)),
+        secret_(uri_password(uri)),
+        reconnect_timeout_sec_(options.reconnect_timeout_sec) {
+    connect_first(options.connect_retry_sec);
     if (!options.create && schema_version() == 0) {
       throw InputError(location_ + ": not a pacer study store (the database holds no Pacer schema); " +
                        "pacer tune creates one");
@@ -80,8 +111,9 @@ class PostgresStoreDatabase : public StoreDatabase {
 
   const std::string& location() const override { return location_; }
   const SqlDialect& dialect() const override {
-    static const SqlDialect postgres{"BIGSERIAL PRIMARY KEY", "BIGINT", "DOUBLE PRECISION", " FOR UPDATE SKIP LOCKED",
-                                     " FOR UPDATE"};
+    static const SqlDialect postgres{"BIGSERIAL PRIMARY KEY",       "BIGINT",
+                                     "DOUBLE PRECISION",            " FOR UPDATE SKIP LOCKED",
+                                     " FOR UPDATE",                 "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"};
     return postgres;
   }
 
@@ -106,6 +138,11 @@ class PostgresStoreDatabase : public StoreDatabase {
       } reset{current_};
       work(retrying);
       tx.commit();
+      for (int left = lost_commit_replies.load(); left > 0;) {
+        if (lost_commit_replies.compare_exchange_weak(left, left - 1)) {
+          throw pqxx::broken_connection("(test) the connection broke before the commit's reply arrived");
+        }
+      }
     });
   }
 
@@ -133,6 +170,26 @@ class PostgresStoreDatabase : public StoreDatabase {
   }
 
  private:
+  // The first connection: retried with backoff for up to `retry_sec` (a worker starting while the
+  // server restarts), then an input error naming the store (a wrong host, port or password).
+  void connect_first(double retry_sec) {
+    const auto start = std::chrono::steady_clock::now();
+    double backoff = 0.1;
+    for (;;) {
+      try {
+        connect();
+        return;
+      } catch (const std::exception& e) {
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (waited + backoff > retry_sec) {
+          throw InputError(location_ + ": cannot connect to the PostgreSQL study store: " + one_line(e.what(), secret_));
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+      backoff = std::min(backoff * 2.0, 5.0);
+    }
+  }
+
   void connect() {
     connection_.reset();
     connection_ = std::make_unique<pqxx::connection>(uri_);
@@ -171,7 +228,6 @@ class PostgresStoreDatabase : public StoreDatabase {
     const auto start = std::chrono::steady_clock::now();
     double backoff = 0.1;
     bool retrying = false;
-    std::mt19937 jitter(std::random_device{}());
     for (;;) {
       std::string failure;
       try {
@@ -181,11 +237,11 @@ class PostgresStoreDatabase : public StoreDatabase {
       } catch (const std::exception& e) {
         if (!is_transient(e)) {
           if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
-            throw Error(location_ + ": " + one_line(sql->what()) + " (SQLSTATE " + sql->sqlstate() + ")");
+            throw Error(location_ + ": " + one_line(sql->what(), secret_) + " (SQLSTATE " + sql->sqlstate() + ")");
           }
           throw;
         }
-        failure = one_line(e.what());
+        failure = one_line(e.what(), secret_);
       }
       connection_.reset();  // broken or doubtful: the next try opens a new one
       retrying = true;
@@ -194,15 +250,17 @@ class PostgresStoreDatabase : public StoreDatabase {
         throw Error(location_ + ": lost the connection to the PostgreSQL study store and could not get it back within " +
                     std::to_string(static_cast<long>(reconnect_timeout_sec_)) + " s: " + failure);
       }
+      if (!jitter_) jitter_ = std::make_unique<std::mt19937>(std::random_device{}());
       const double pause = std::min(backoff, reconnect_timeout_sec_ - waited) *
-                           std::uniform_real_distribution<double>(0.75, 1.25)(jitter);
+                           std::uniform_real_distribution<double>(0.75, 1.25)(*jitter_);
       std::this_thread::sleep_for(std::chrono::duration<double>(pause));
       backoff = std::min(backoff * 2.0, 5.0);
     }
   }
 
-  std::string uri_, location_;
+  std::string uri_, location_, secret_;
   double reconnect_timeout_sec_;
+  std::unique_ptr<std::mt19937> jitter_;
   std::unique_ptr<pqxx::connection> connection_;
   pqxx::transaction_base* current_ = nullptr;
 };
@@ -212,5 +270,7 @@ class PostgresStoreDatabase : public StoreDatabase {
 std::unique_ptr<StoreDatabase> open_postgres_store_database(const std::string& uri, const StudyStoreOptions& options) {
   return std::make_unique<PostgresStoreDatabase>(uri, options);
 }
+
+void lose_next_commit_replies_for_testing(int count) { lost_commit_replies = count; }
 
 }  // namespace pacer

@@ -16,4 +16,8 @@ namespace pacer {
 
 std::unique_ptr<StoreDatabase> open_postgres_store_database(const std::string& uri, const StudyStoreOptions& options);
 
+// For tests of the retry paths: the next `count` commits of this process succeed on the server
+// but report a lost connection, as when the connection breaks before the commit's reply arrives.
+void lose_next_commit_replies_for_testing(int count);
+
 }  // namespace pacer

@@ -25,7 +25,7 @@ class SqliteStoreDatabase : public StoreDatabase {
 
   const std::string& location() const override { return db_.path(); }
   const SqlDialect& dialect() const override {
-    static const SqlDialect sqlite{"INTEGER PRIMARY KEY", "INTEGER", "REAL", "", ""};
+    static const SqlDialect sqlite{"INTEGER PRIMARY KEY", "INTEGER", "REAL", "", "", ""};
     return sqlite;
   }
 

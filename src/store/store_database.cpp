@@ -77,10 +77,10 @@ bool is_postgres_uri(const std::string& location) {
 std::string printable_store_location(const std::string& location) {
   if (!is_postgres_uri(location)) return location;
   std::string out = location;
-  // user:secret@host -> user@host (only in the authority, before the first '/', '?' after "//").
+  // user:secret@host -> user@host (the last '@' before the query: a secret may hold a '/').
   const size_t authority = out.find("//") + 2;
-  const size_t authority_end = out.find_first_of("/?", authority);
-  const size_t at = out.rfind('@', authority_end == std::string::npos ? out.size() : authority_end);
+  const size_t query = out.find('?', authority);
+  const size_t at = out.rfind('@', query == std::string::npos ? out.size() : query);
   if (at != std::string::npos && at >= authority) {
     const size_t colon = out.find(':', authority);
     if (colon != std::string::npos && colon < at) out.erase(colon, at - colon);
@@ -111,9 +111,10 @@ void make_store_folder(const std::string& location) {
 
 std::unique_ptr<StoreDatabase> open_store_database(const std::string& location, const StudyStoreOptions& options) {
   if (is_postgres_uri(location)) return open_postgres_store_database(location, options);
-  if (location.find("://") != std::string::npos) {
-    throw InputError(printable_store_location(location) +
-                     ": unknown study store URI (a SQLite file path, or postgresql://[user@]host[:port]/database)");
+  if (const size_t scheme = location.find("://"); scheme != std::string::npos) {
+    // Only the scheme: the rest may hold a password in a form we do not parse.
+    throw InputError("unknown study store URI scheme '" + location.substr(0, scheme) +
+                     "' (a SQLite file path, or postgresql://[user@]host[:port]/database)");
   }
   return open_sqlite_store_database(location, options);
 }

@@ -54,6 +54,7 @@ struct SqlDialect {
   std::string real_type;      // doubles (PostgreSQL's REAL is only 4 bytes)
   std::string skip_locked;    // after a SELECT that claims a row: " FOR UPDATE SKIP LOCKED" or ""
   std::string lock_row;       // after a SELECT whose rows the transaction will change: " FOR UPDATE" or ""
+  std::string snapshot_reads; // first in a transaction whose reads must see one moment ("": already so)
 };
 
 class StoreDatabase {

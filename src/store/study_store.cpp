@@ -1,10 +1,12 @@
 #include "store/study_store.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -96,14 +98,31 @@ std::string host_name_or_unknown() {
   return buffer;
 }
 
-// An owner "host/pid/nonce" on this host whose process no longer exists (killed worker): its
-// trial need not wait for the lease to expire. Owners on other hosts are judged by their lease.
+// Which process table a pid belongs to: this boot of this machine (boot_id) and this pid
+// namespace (its inode). Containers that share a host name, or one machine's containers with
+// their own pid namespaces, differ here, so none takes another's live process for dead.
+std::string process_table_id() {
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  struct stat ns {};
+  const bool has_ns = stat("/proc/self/ns/pid", &ns) == 0;
+  return boot.substr(0, 8) + "-" + (has_ns ? std::to_string(ns.st_ino) : std::string("0"));
+}
+
+// An owner "host/pid/nonce/table" of this host and process table whose process no longer exists
+// (a killed worker): its trial need not wait for the lease to expire. Owners elsewhere are judged
+// by their lease only. (Owners "host/pid/nonce" of older versions: by host name.)
 bool local_owner_is_dead(const std::string& owner) {
-  const auto first = owner.find('/');
-  const auto second = owner.find('/', first + 1);
-  if (first == std::string::npos || second == std::string::npos) return false;
-  if (owner.substr(0, first) != host_name_or_unknown()) return false;
-  const long pid = std::strtol(owner.substr(first + 1, second - first - 1).c_str(), nullptr, 10);
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t slash = owner.find('/', start);
+    parts.push_back(owner.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() < 3 || parts.size() > 4 || parts[0] != host_name_or_unknown()) return false;
+  if (parts.size() == 4 && parts[3] != process_table_id()) return false;
+  const long pid = std::strtol(parts[1].c_str(), nullptr, 10);
   if (pid <= 0) return false;
   return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
@@ -266,7 +285,7 @@ int StudyStore::schema_version() { return static_cast<int>(kMigrations.size()); 
 std::string StudyStore::make_owner_id() {
   std::random_device device;
   std::ostringstream out;
-  out << host_name_or_unknown() << "/" << getpid() << "/" << std::hex << device();
+  out << host_name_or_unknown() << "/" << getpid() << "/" << std::hex << device() << "/" << process_table_id();
   return out.str();
 }
 
@@ -331,45 +350,56 @@ std::optional<TrialRecord> StudyStore::claim_trial(const std::vector<int64_t>& s
     trial.reset();
     const double now = db.now();
     if (!claimed_at) claimed_at = now;
-    const std::string ours = "SELECT " + std::string(kTrialColumns) +
-                             " FROM trials WHERE status = 'running' AND lease_owner = ? AND started_at = ?";
+    const std::string select_trial = "SELECT " + std::string(kTrialColumns) + " FROM trials WHERE id = ?";
     if (retrying) {
-      // The connection broke: the earlier try may have committed. Take that claim, not a second.
-      auto earlier = db.run(ours, {owner, *claimed_at});
+      // The connection broke: the earlier try may have committed. Take that claim, not a second,
+      // with its lease renewed (the outage may have used it up).
+      auto earlier = db.run("SELECT id FROM trials WHERE status = 'running' AND lease_owner = ? AND started_at = ?" +
+                                dialect.lock_row,
+                            {owner, *claimed_at});
       if (!earlier.rows.empty()) {
-        trial = read_trial(earlier.rows[0]);
+        const int64_t id = earlier.rows[0].int64(0);
+        db.run("UPDATE trials SET lease_expires = ?, heartbeat_at = ? WHERE id = ?", {now + lease_sec, now, id});
+        trial = read_trial(db.run(select_trial, {id}).rows.at(0));
         return;
       }
     }
-    // The first runnable trial in order: pending, interrupted, or running under an expired lease.
-    // Under PostgreSQL the row is locked and rows other claimers hold are skipped.
-    std::optional<int64_t> chosen;
+    // The first runnable trial in (trial_index, study_id) order: pending, interrupted, running
+    // under an expired lease, or running under a dead owner of this host. Under PostgreSQL the
+    // row is locked and rows other claimers hold are skipped.
+    std::optional<SqlRow> dead;  // id, trial_index, study_id
+    auto running = db.run("SELECT id, trial_index, study_id, lease_owner FROM trials WHERE study_id IN " +
+                              in_list(study_ids) + " AND status = 'running' AND lease_expires >= ? " +
+                              "ORDER BY trial_index, study_id",
+                          {now});
+    for (const auto& row : running.rows) {
+      if (!local_owner_is_dead(row.text(3))) continue;
+      auto locked = db.run("SELECT id FROM trials WHERE id = ? AND status = 'running' AND lease_owner = ?" +
+                               dialect.skip_locked,
+                           {row.int64(0), row.text(3)});
+      if (locked.rows.empty()) continue;
+      dead = row;
+      break;
+    }
+    std::string before_dead;
+    std::vector<SqlValue> params = {now};
+    if (dead) {
+      before_dead = " AND (trial_index < ? OR (trial_index = ? AND study_id < ?))";
+      params.insert(params.end(), {dead->int64(1), dead->int64(1), dead->int64(2)});
+    }
     auto runnable = db.run("SELECT id FROM trials WHERE study_id IN " + in_list(study_ids) +
                                " AND (status IN ('pending','interrupted') OR (status = 'running' AND "
-                               "(lease_expires IS NULL OR lease_expires < ?))) ORDER BY trial_index, study_id LIMIT 1" +
-                               dialect.skip_locked,
-                           {now});
+                               "(lease_expires IS NULL OR lease_expires < ?)))" + before_dead +
+                               " ORDER BY trial_index, study_id LIMIT 1" + dialect.skip_locked,
+                           params);
+    std::optional<int64_t> chosen;
     if (!runnable.rows.empty()) chosen = runnable.rows[0].int64(0);
-    if (!chosen) {
-      // A running trial under a live lease whose owner on this host is gone (killed worker).
-      auto live = db.run("SELECT id, lease_owner FROM trials WHERE study_id IN " + in_list(study_ids) +
-                             " AND status = 'running' ORDER BY trial_index, study_id",
-                         {});
-      for (const auto& row : live.rows) {
-        if (!local_owner_is_dead(row.text(1))) continue;
-        auto locked = db.run("SELECT id FROM trials WHERE id = ? AND status = 'running' AND lease_owner = ?" +
-                                 dialect.skip_locked,
-                             {row.int64(0), row.text(1)});
-        if (locked.rows.empty()) continue;
-        chosen = row.int64(0);
-        break;
-      }
-    }
+    else if (dead) chosen = dead->int64(0);
     if (!chosen) return;
     db.run("UPDATE trials SET status = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires = ?, "
            "heartbeat_at = ?, started_at = ?, finished_at = NULL WHERE id = ?",
            {owner, now + lease_sec, now, *claimed_at, *chosen});
-    trial = read_trial(db.run(std::string("SELECT ") + kTrialColumns + " FROM trials WHERE id = ?", {*chosen}).rows.at(0));
+    trial = read_trial(db.run(select_trial, {*chosen}).rows.at(0));
   });
   return trial;
 }
@@ -408,7 +438,9 @@ void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int att
 void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const TrialOutcome& o) {
   if (!is_terminal(o.status)) throw Error("finish_trial: status must be complete, diverged or failed");
   StoreDatabase& db = *db_;
+  std::optional<double> finished_at;  // the first try's: how a retry recognizes its own result
   db.transaction([&](bool retrying) {
+    if (!finished_at) finished_at = db.now();
     const int64_t changed =
         db.run("UPDATE trials SET status = ?, outcome = ?, stop_reason = ?, message = ?, steps = ?, submission_time = ?, "
                "eval_time = ?, total_duration = ?, time_to_target = ?, steps_to_target = ?, eval_index_to_target = ?, "
@@ -416,16 +448,15 @@ void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const 
                "WHERE id = ? AND lease_owner = ? AND status = 'running'",
                {std::string(to_string(o.status)), o.outcome, o.stop_reason, o.message, o.steps, o.submission_time,
                 o.eval_time, o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
-                sql_value(o.eval_index_to_target), sql_value(o.best_validation), db.now(), trial_id, owner})
+                sql_value(o.eval_index_to_target), sql_value(o.best_validation), *finished_at, trial_id, owner})
             .affected;
     if (changed > 0) return;
     if (retrying) {
-      // The earlier try may have committed before the connection broke: then this outcome is there.
-      auto done = db.run("SELECT status, steps, stop_reason FROM trials WHERE id = ? AND lease_owner IS NULL", {trial_id});
-      if (!done.rows.empty() && done.rows[0].text(0) == to_string(o.status) && done.rows[0].int64(1) == o.steps &&
-          done.rows[0].text(2) == o.stop_reason) {
-        return;
-      }
+      // The earlier try may have committed before the connection broke: then its result is there,
+      // stamped with its finish time (a later owner's result would carry another).
+      auto done = db.run("SELECT 1 FROM trials WHERE id = ? AND lease_owner IS NULL AND status = ? AND finished_at = ?",
+                         {trial_id, std::string(to_string(o.status)), *finished_at});
+      if (!done.rows.empty()) return;
     }
     throw lease_lost(trial_id, "finishing");
   });
@@ -479,10 +510,13 @@ std::vector<StoredEval> StudyStore::evals(int64_t trial_id, std::optional<int> a
 int64_t StudyStore::delete_studies(const std::vector<int64_t>& study_ids, bool even_running) {
   int64_t trials = 0;
   StoreDatabase& db = *db_;
-  db.transaction([&](bool) {
+  db.transaction([&](bool retrying) {
+    const int64_t earlier = trials;  // a retry after a commit that landed deletes nothing more
     trials = 0;
     db.lock_for_planning();
     for (int64_t id : study_ids) {
+      // Lock the study's trials: no worker claims one or records an eval until this commits.
+      db.run("SELECT id FROM trials WHERE study_id = ?" + db.dialect().lock_row, {id});
       if (!even_running) {
         auto live = db.run("SELECT count(*) FROM trials WHERE study_id = ? AND status = 'running' AND lease_expires > ?",
                            {id, db.now()});
@@ -496,6 +530,7 @@ int64_t StudyStore::delete_studies(const std::vector<int64_t>& study_ids, bool e
       trials += db.run("DELETE FROM trials WHERE study_id = ?", {id}).affected;
       db.run("DELETE FROM studies WHERE id = ?", {id});
     }
+    if (retrying && trials == 0) trials = earlier;
   });
   return trials;
 }
@@ -521,6 +556,7 @@ StudySnapshot StudyStore::snapshot(int64_t study_id) const {
   StoreDatabase& db = *db_;
   // One transaction: a consistent picture even while workers write.
   db.transaction([&](bool) {
+    if (!db.dialect().snapshot_reads.empty()) db.run(db.dialect().snapshot_reads);
     out = StudySnapshot();
     auto found = db.run(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE id = ?", {study_id});
     if (found.rows.empty()) throw InputError(db.location() + ": no study " + std::to_string(study_id));
@@ -548,9 +584,20 @@ StudySnapshot StudyStore::snapshot(int64_t study_id) const {
 std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnapshot>& studies) {
   std::vector<StudyRecord> records;
   StoreDatabase& db = *db_;
-  db.transaction([&](bool) {
+  db.transaction([&](bool retrying) {
     records.clear();
     db.lock_for_planning();
+    if (retrying && !studies.empty()) {
+      // The earlier try may have committed before the connection broke: then every study is here.
+      for (const auto& snap : studies) {
+        auto found = db.run(std::string("SELECT ") + kStudyColumns + " FROM studies WHERE identity = ?",
+                            {snap.study.identity});
+        if (found.rows.empty()) break;
+        records.push_back(read_study(found.rows[0]));
+      }
+      if (records.size() == studies.size()) return;
+      records.clear();
+    }
     std::set<std::string> identities;
     for (const auto& snap : studies) {
       const StudyRecord& s = snap.study;

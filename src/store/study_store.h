@@ -118,6 +118,9 @@ struct StudyStoreOptions {
   bool create = true;
   int busy_timeout_ms = 120000;        // SQLite: writers wait this long for each other before failing
   double reconnect_timeout_sec = 600;  // PostgreSQL: how long a lost connection is retried
+  // PostgreSQL: how long the first connection is retried while the server is unreachable or
+  // starting (0: one attempt, a clear error at once; tuning workers wait out a restart).
+  double connect_retry_sec = 0;
 };
 
 class StudyStore {

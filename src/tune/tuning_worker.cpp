@@ -26,6 +26,13 @@
 namespace pacer {
 namespace {
 
+// A worker waits out a PostgreSQL server that is restarting when it opens the store.
+StudyStoreOptions worker_store_options() {
+  StudyStoreOptions options;
+  options.connect_retry_sec = 60;
+  return options;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -37,7 +44,9 @@ class Heartbeat {
   Heartbeat(const std::string& store_path, int64_t trial_id, std::string owner, const WorkerOptions& options,
             std::atomic<bool>& trial_stop, std::atomic<bool>& lease_lost)
       : thread_([=, &options, &trial_stop, &lease_lost] {
-          StudyStore store(store_path);
+          // Opened at the first beat, and again after a failure: a store that cannot be reached
+          // now (a PostgreSQL restart) must not end the worker; the lease is long.
+          std::unique_ptr<StudyStore> store;
           auto next = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.heartbeat_sec);
           std::unique_lock<std::mutex> lock(mutex_);
           while (!done_) {
@@ -49,9 +58,11 @@ class Heartbeat {
             const auto start = std::chrono::steady_clock::now();
             bool ours = true;
             try {
-              ours = store.heartbeat(trial_id, owner, options.lease_sec);
+              if (!store) store = std::make_unique<StudyStore>(store_path, worker_store_options());
+              ours = store->heartbeat(trial_id, owner, options.lease_sec);
             } catch (const std::exception&) {
-              // A store busy past its timeout: try again at the next beat; the lease is long.
+              // A store busy past its timeout or unreachable: try again at the next beat.
+              store.reset();
             }
             store_seconds_ += seconds_since(start);
             ++calls_;
@@ -183,7 +194,7 @@ std::string trial_folder(const std::string& out_dir, const StudyRecord& study, i
 WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
                                const WorkerOptions& options) {
   WorkerReport report;
-  StudyStore store(store_path);
+  StudyStore store(store_path, worker_store_options());
   const std::string owner = StudyStore::make_owner_id();
   std::map<int64_t, StudyRecord> by_id;
   std::vector<int64_t> ids;
