@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -282,28 +283,25 @@ TEST_P(StudyStoreTest, RefusesAStoreFromANewerSchema) {
   }
 }
 
-TEST_P(StudyStoreTest, EightWorkersMakingTwoHundredClaimsEachNeverShareATrial) {
-  constexpr int kWorkers = 8, kClaims = 200;
-  {
-    StudyStore store(path_);
-    store.ensure_studies({definition(1, kWorkers * kClaims)}, factory());
-  }
-  std::vector<std::vector<int64_t>> claimed(kWorkers);
-  std::vector<std::string> errors(kWorkers);
+// Worker threads, each on its own connection (as separate processes have), claiming trials of
+// one study and running `trial` on each until none is left or `limit` trials each. Returns the
+// trial ids each worker claimed; a worker's exception is a test failure.
+using TrialBody = std::function<void(StudyStore&, const TrialRecord&, const std::string& owner)>;
+std::vector<std::vector<int64_t>> run_workers(const std::string& location, int64_t study_id, int workers, int limit,
+                                              const TrialBody& trial) {
+  std::vector<std::vector<int64_t>> claimed(workers);
+  std::vector<std::string> errors(workers);
   std::vector<std::thread> threads;
-  for (int w = 0; w < kWorkers; ++w) {
+  for (int w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
       try {
-        StudyStore store(path_);  // one connection per worker, as separate processes have
-        const auto ids = std::vector<int64_t>{store.studies()[0].id};
+        StudyStore store(location);
         const std::string owner = "test/" + std::to_string(w) + "/x";
-        for (int i = 0; i < kClaims; ++i) {
-          auto t = store.claim_trial(ids, owner, 60);
+        for (int i = 0; i < limit; ++i) {
+          auto t = store.claim_trial({study_id}, owner, 600);
           if (!t) break;
           claimed[w].push_back(t->id);
-          TrialOutcome o;
-          o.outcome = "not_reached";
-          store.finish_trial(t->id, owner, o);
+          trial(store, *t, owner);
         }
       } catch (const std::exception& e) {
         errors[w] = e.what();
@@ -312,16 +310,33 @@ TEST_P(StudyStoreTest, EightWorkersMakingTwoHundredClaimsEachNeverShareATrial) {
   }
   for (auto& t : threads) t.join();
   for (const auto& e : errors) EXPECT_EQ(e, "");
+  return claimed;
+}
+
+// How many claims there were; fails when two claims took one trial.
+size_t expect_claimed_once(const std::vector<std::vector<int64_t>>& claimed) {
   std::set<int64_t> all;
   size_t total = 0;
   for (const auto& c : claimed) {
     total += c.size();
     all.insert(c.begin(), c.end());
   }
-  EXPECT_EQ(total, size_t{kWorkers * kClaims});
   EXPECT_EQ(all.size(), total) << "a trial was claimed twice";
+  return total;
+}
+
+TEST_P(StudyStoreTest, EightWorkersMakingTwoHundredClaimsEachNeverShareATrial) {
+  constexpr int kWorkers = 8, kClaims = 200;
+  const int64_t study =
+      StudyStore(path_).ensure_studies({definition(1, kWorkers * kClaims)}, factory())[0].id;
+  const auto claimed = run_workers(path_, study, kWorkers, kClaims,
+                                   [](StudyStore& store, const TrialRecord& t, const std::string& owner) {
+                                     TrialOutcome o;
+                                     o.outcome = "not_reached";
+                                     store.finish_trial(t.id, owner, o);
+                                   });
+  EXPECT_EQ(expect_claimed_once(claimed), size_t{kWorkers * kClaims});
   StudyStore store(path_);
-  const auto study = store.studies()[0].id;
   EXPECT_TRUE(store.progress({study}).finished());
   for (const auto& t : store.trials(study)) ASSERT_EQ(t.attempts, 1) << "trial " << t.index;
 }
@@ -504,63 +519,46 @@ TEST_F(StudyCopyTest, AStudyCopiedSqliteToPostgresqlToSqliteIsUnchanged) {
   EXPECT_EQ(next->attempts, 2);
 }
 
-TEST(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
+// The PostgreSQL-only behaviour: a fresh database on the test's server.
+class PostgresStudyStore : public StoreFixture {
+ protected:
+  void SetUp() override {
+    StoreFixture::SetUp();
+    uri_ = postgres_database();
+    if (uri_.empty()) GTEST_SKIP() << testing::PostgresServer::get().reason();
+  }
+  std::string uri_;
+};
+
+TEST_F(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
   auto& server = testing::PostgresServer::get();
-  if (!server.available()) {
-    if (testing::PostgresServer::required()) FAIL() << server.reason();
-    GTEST_SKIP() << server.reason();
-  }
-  const std::string uri = server.create_database();
+  const std::string& uri = uri_;
   constexpr int kWorkers = 4, kTrials = 120;
-  StudyDefinition d;
-  d.identity = d.sweep = "restart";
-  d.experiment = "exp";
-  d.workload = "synthetic_regression";
-  d.algorithm = "sgd";
-  d.ruleset = "external";
-  d.trials = kTrials;
-  const auto study = StudyStore(uri).ensure_studies({d}, [](const StudyRecord&, int64_t, int64_t count, int64_t) {
-    return std::vector<NewTrial>(static_cast<size_t>(count));
-  })[0];
+  const auto study = StudyStore(uri).ensure_studies({definition(1, kTrials, "restart")}, factory())[0];
   std::atomic<int> done{0};
-  std::vector<std::vector<int64_t>> claimed(kWorkers);
-  std::vector<std::string> errors(kWorkers);
-  std::vector<std::thread> workers;
-  for (int w = 0; w < kWorkers; ++w) {
-    workers.emplace_back([&, w] {
-      try {
-        StudyStore store(uri);
-        const std::string owner = "test/" + std::to_string(w) + "/r";
-        while (auto t = store.claim_trial({study.id}, owner, 600)) {
-          claimed[w].push_back(t->id);
-          StoredEval e;
-          e.metrics_json = "{}";
-          store.record_eval(t->id, owner, t->attempts, e);
-          std::this_thread::sleep_for(std::chrono::milliseconds(25));  // "training"
-          TrialOutcome o;
-          o.outcome = "not_reached";
-          o.steps = t->index;
-          store.finish_trial(t->id, owner, o);
-          ++done;
-        }
-      } catch (const std::exception& e) {
-        errors[w] = e.what();
-      }
-    });
+  std::vector<std::vector<int64_t>> claimed;
+  std::thread study_run([&] {
+    claimed = run_workers(uri, study.id, kWorkers, kTrials,
+                          [&](StudyStore& store, const TrialRecord& t, const std::string& owner) {
+                            StoredEval e;
+                            e.metrics_json = "{}";
+                            store.record_eval(t.id, owner, t.attempts, e);
+                            std::this_thread::sleep_for(std::chrono::milliseconds(25));  // "training"
+                            TrialOutcome o;
+                            o.outcome = "not_reached";
+                            o.steps = t.index;
+                            store.finish_trial(t.id, owner, o);
+                            ++done;
+                          });
+  });
+  for (int waited = 0; done < kTrials / 4 && waited < 6000; ++waited) {  // at most 30 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  while (done < kTrials / 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const int before = done;
   EXPECT_TRUE(server.restart());
-  for (auto& t : workers) t.join();
-  for (const auto& e : errors) EXPECT_EQ(e, "");
+  study_run.join();
   EXPECT_LT(before, kTrials) << "the restart came after the study";
-  std::set<int64_t> all;
-  size_t total = 0;
-  for (const auto& c : claimed) {
-    total += c.size();
-    all.insert(c.begin(), c.end());
-  }
-  EXPECT_EQ(all.size(), total) << "a trial was claimed twice";
+  expect_claimed_once(claimed);
   StudyStore store(uri);
   const auto trials = store.trials(study.id);
   ASSERT_EQ(trials.size(), size_t{kTrials});
@@ -573,24 +571,11 @@ TEST(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
 
 // A commit that lands on the server while its reply is lost (the connection breaks in between):
 // the retried transaction recognizes what the first one did instead of doing it again.
-TEST(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
+TEST_F(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
   auto& server = testing::PostgresServer::get();
-  if (!server.available()) {
-    if (testing::PostgresServer::required()) FAIL() << server.reason();
-    GTEST_SKIP() << server.reason();
-  }
-  StudyStore store(server.create_database());
-  StudyDefinition d;
-  d.identity = d.sweep = "lost";
-  d.experiment = "exp";
-  d.workload = "synthetic_regression";
-  d.algorithm = "sgd";
-  d.ruleset = "external";
-  d.trials = 2;
+  StudyStore store(uri_);
   lose_next_commit_replies_for_testing(1);
-  const auto studies = store.ensure_studies({d}, [](const StudyRecord&, int64_t, int64_t count, int64_t) {
-    return std::vector<NewTrial>(static_cast<size_t>(count));
-  });
+  const auto studies = store.ensure_studies({definition(1, 2, "lost")}, factory());
   ASSERT_EQ(store.studies().size(), 1u);
   ASSERT_EQ(store.trials(studies[0].id).size(), 2u) << "planning twice";
   const std::vector<int64_t> ids = {studies[0].id};
