@@ -1,5 +1,5 @@
 // The commands with a PostgreSQL study store (a server the test starts itself): `pacer tune
-// --workers 2 --store postgresql://...`, `pacer study list|show|copy`, `pacer score` on the URI
+// --workers 2 --store postgresql://...`, `pacer scale`, `pacer study list|show|copy`, `pacer score` on the URI
 // and on a SQLite copy (same scores), and the errors a user meets first (an empty database, an
 // unreachable server: exit 2, one line, no password).
 #include <gtest/gtest.h>
@@ -58,6 +58,18 @@ TEST_F(PostgresCliTest, TuneWithTwoWorkersThenListCopyAndScoreAlike) {
   r = pacer("study copy '" + uri_ + "' '" + dir_ + "/copy.db'");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("already holds study sgd/synthetic_regression/study_1"), std::string::npos) << r.err;
+}
+
+TEST_F(PostgresCliTest, ScaleRunsItsStudiesOnTheServer) {
+  auto r = pacer("scale -w synthetic_regression -a sgd --space '" + std::string(PACER_SOURCE_DIR) +
+                 "/spaces/sgd_scaling.json' --batch-sizes 8,32 --trials 2 --max-steps 200 --evals 20 --goal 0.5 "
+                 "--threads 1 -q --json --store '" + uri_ + "' --out '" + dir_ + "/s'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"batch_sizes\""), std::string::npos) << r.out;
+  r = pacer("study list '" + uri_ + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sgd@b8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sgd@b32"), std::string::npos) << r.out;
 }
 
 TEST_F(PostgresCliTest, ReadersRefuseAnEmptyDatabaseAndNoPasswordIsPrinted) {
