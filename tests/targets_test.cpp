@@ -64,7 +64,20 @@ TEST_F(TargetsCliTest, TargetsFollowFromTheRerunsAndTheCommandResumes) {
       worst_test = std::max(worst_test, run["test_at_best"].get<double>());
   EXPECT_DOUBLE_EQ(record["test_target"].get<double>(), worst_test);
   EXPECT_GT(record["median_time_to_target_s"].get<double>(), 0.0);
+  // Budget: 3 x the re-runs' median step at which they reached the target (read from their own
+  // records: the earliest eval step at or below the target) x the seconds per step timed alone.
+  const auto& basis = record["budget_basis"];
+  std::vector<double> steps_to_target;
+  for (const auto& run : record["reruns"])
+    if (run["best_validation"].get<double>() <= record["validation_target"].get<double>())
+      steps_to_target.push_back(run["best_step"].get<double>());
+  EXPECT_EQ(basis["reruns_reaching"].get<size_t>(), steps_to_target.size());
+  EXPECT_GT(basis["seconds_per_step_alone"].get<double>(), 0.0);
+  EXPECT_NE(basis["measured_with"].get<std::string>().find("100 steps"), std::string::npos) << basis;
   EXPECT_DOUBLE_EQ(record["budget_s"].get<double>(),
+                   std::ceil(3.0 * basis["median_steps_to_target"].get<double>() *
+                             basis["seconds_per_step_alone"].get<double>()));
+  EXPECT_DOUBLE_EQ(record["budget_under_load_s"].get<double>(),
                    std::ceil(3.0 * record["median_time_to_target_s"].get<double>()));
 
   // Same command again: everything is in the store, nothing re-runs, the same targets come out.

@@ -10,16 +10,47 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/hyperparameters.h"
 #include "interrupt.h"
 #include "runtime/torch_runtime.h"
+#include "train/trial_runner.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/target_setting.h"
 #include "tune/tuning_worker.h"
 #include "workloads/registry.h"
+#include "workloads/workload.h"
 
 namespace pacer::cli {
 namespace {
+
+// The best point's seconds per step, timed after the re-runs, when no trial of this command runs
+// beside it: the re-runs' own trial settings, `steps` steps, seed 1 (evals are off the clock).
+StepTiming time_best_point(const StudyStore& store, const std::vector<StudyRecord>& reruns, int64_t steps, int threads,
+                           const std::atomic<bool>& stop) {
+  const StudyRecord& study = reruns.at(0);
+  TrialOptions options;
+  options.spec = TrialSpec::from_json(study.trial_options);
+  options.spec.max_steps = steps;
+  options.spec.eval_every_steps = steps;
+  options.seed = 1;
+  options.stop_requested = &stop;
+  auto workload = create_workload(study.workload, options.spec.workload_options);
+  auto algorithm = create_algorithm(study.algorithm);
+  const auto hparams = Hyperparameters::from_json_text(store.trials(study.id).at(0).hparams_json.value_or("{}"),
+                                                       study.name());
+  const TrialResult result = run_trial(*workload, *algorithm, hparams, options);
+  if (result.steps <= 0 || result.accumulated_submission_time <= 0.0) {
+    throw Error("targets: the timing run of the best point did not train: " + result.message);
+  }
+  StepTiming timing;
+  timing.seconds_per_step = result.accumulated_submission_time / static_cast<double>(result.steps);
+  timing.measured_with = "the best point alone after the re-runs: " + std::to_string(result.steps) + " steps, seed 1, " +
+                         std::to_string(threads) + " thread(s) on " + resolve_device(options.spec.device).str();
+  return timing;
+}
 
 struct TargetsArgs {
   std::string workload, store = "runs/targets.db", out, algorithms = "adamw,nadamw,momentum,nesterov";
@@ -63,6 +94,11 @@ Action add_targets_command(CLI::App& app) {
   app.add_option("--budget-factor", a->options.budget_factor,
                  "Budget = this x the median time the re-runs need to reach the validation target")
       ->capture_default_str();
+  app.add_option("--timing-steps", a->options.timing_steps,
+                 "Steps of the timing run of the best point, alone after the re-runs; the budget is "
+                 "factor x median steps to target x its seconds per step (0: factor x the re-runs' median time)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--seed", a->options.seed, "Seed of the sampler and the trials")->capture_default_str();
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--data-dir", a->data_dir, "The workload's data folder");
@@ -82,7 +118,7 @@ Action add_targets_command(CLI::App& app) {
       const auto out_parent = std::filesystem::path(a->out).parent_path();
       if (!out_parent.empty()) create_directories(out_parent.string());
     }
-    set_num_threads(a->threads);
+    const int threads = set_num_threads(a->threads);
 
     StudyStore store(a->store);
     Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
@@ -109,7 +145,13 @@ Action add_targets_command(CLI::App& app) {
     const auto reruns = plan_sweeps(store, {setter.rerun_sweep(store, search)});
     if (!run_studies(reruns)) return 130;
 
-    const nlohmann::ordered_json record = setter.record(store, search, reruns);
+    std::optional<StepTiming> timing;
+    if (a->options.timing_steps > 0) {
+      progress.log("timing the best point alone: " + std::to_string(a->options.timing_steps) + " steps");
+      timing = time_best_point(store, reruns, a->options.timing_steps, threads, stop);
+      if (stop) return 130;
+    }
+    const nlohmann::ordered_json record = setter.record(store, search, reruns, timing);
     if (!a->out.empty()) write_file_atomic(a->out, record.dump(2) + "\n");
     const auto& range = record["rerun_best_validation"];
     std::printf("workload:           %s (%s, %s)\n", a->workload.c_str(), record["metric"].get<std::string>().c_str(),
@@ -123,10 +165,21 @@ Action add_targets_command(CLI::App& app) {
     std::printf("test target:        %s\n", record["test_target"].is_null()
                                                 ? "none (no re-run reached the validation target)"
                                                 : format_double("%.4g", record["test_target"].get<double>()).c_str());
-    std::printf("budget:             %s s (%s x median time to target %s s)\n",
-                format_double("%.4g", record["budget_s"].get<double>()).c_str(),
-                format_double("%.3g", a->options.budget_factor).c_str(),
-                format_double("%.4g", record["median_time_to_target_s"].get<double>()).c_str());
+    if (record.contains("budget_basis")) {
+      const auto& basis = record["budget_basis"];
+      std::printf("budget:             %s s (%s x median steps to target %s x %s s per step alone; "
+                  "from the re-runs' times it would be %s s)\n",
+                  format_double("%.4g", record["budget_s"].get<double>()).c_str(),
+                  format_double("%.3g", a->options.budget_factor).c_str(),
+                  format_double("%.6g", basis["median_steps_to_target"].get<double>()).c_str(),
+                  format_double("%.4g", basis["seconds_per_step_alone"].get<double>()).c_str(),
+                  format_double("%.4g", record["budget_under_load_s"].get<double>()).c_str());
+    } else {
+      std::printf("budget:             %s s (%s x median time to target %s s)\n",
+                  format_double("%.4g", record["budget_s"].get<double>()).c_str(),
+                  format_double("%.3g", a->options.budget_factor).c_str(),
+                  format_double("%.4g", record["median_time_to_target_s"].get<double>()).c_str());
+    }
     if (!a->out.empty()) std::printf("record:             %s\n", a->out.c_str());
     return 0;
   };

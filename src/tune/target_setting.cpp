@@ -84,6 +84,7 @@ std::vector<TargetRun> TargetSetter::runs(const StudyStore& store, const std::ve
         const double v = metrics[validation_key].get<double>();
         if (!std::isfinite(v)) continue;
         run.validation_curve.emplace_back(eval.submission_time, v);
+        run.validation_steps.push_back(eval.global_step);
         if (!run.best_validation || better(v, *run.best_validation)) {
           run.best_validation = v;
           run.best_step = eval.global_step;
@@ -122,7 +123,8 @@ SweepSpec TargetSetter::rerun_sweep(const StudyStore& store, const std::vector<S
 }
 
 nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::vector<StudyRecord>& search,
-                                            const std::vector<StudyRecord>& reruns) const {
+                                            const std::vector<StudyRecord>& reruns,
+                                            const std::optional<StepTiming>& timing) const {
   using nlohmann::ordered_json;
   const WorkloadSpec& spec = workload_spec(options_.workload);
   ordered_json r;
@@ -162,13 +164,14 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
   if (best_values.size() < 2) throw InputError("targets: fewer than two re-runs finished with a finite validation value");
   const double validation_target = median(best_values);
   std::optional<double> test_target;
-  std::vector<double> times;
+  std::vector<double> times, steps;
   for (const auto& run : rerun_list) {
     if (!run.best_validation || !spec.reached(*run.best_validation, validation_target, false)) continue;
     if (run.test_at_best && (!test_target || better(*test_target, *run.test_at_best))) test_target = run.test_at_best;
-    for (const auto& [time, value] : run.validation_curve) {
-      if (spec.reached(value, validation_target, false)) {
-        times.push_back(time);
+    for (size_t i = 0; i < run.validation_curve.size(); ++i) {
+      if (spec.reached(run.validation_curve[i].second, validation_target, false)) {
+        times.push_back(run.validation_curve[i].first);
+        steps.push_back(static_cast<double>(run.validation_steps.at(i)));
         break;
       }
     }
@@ -183,7 +186,20 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
   const double median_time = times.empty() ? 0.0 : median(times);
   r["median_time_to_target_s"] = median_time;
   r["budget_factor"] = options_.budget_factor;
-  r["budget_s"] = std::ceil(options_.budget_factor * median_time);
+  const double budget_from_times = std::ceil(options_.budget_factor * median_time);
+  if (timing && !steps.empty()) {
+    const double median_steps = median(steps);
+    r["budget_s"] = std::ceil(options_.budget_factor * median_steps * timing->seconds_per_step);
+    r["budget_under_load_s"] = budget_from_times;
+    r["budget_basis"] = {{"rule", "budget_factor x median steps to target x seconds per step measured alone"},
+                         {"median_steps_to_target", median_steps},
+                         {"reruns_reaching", steps.size()},
+                         {"reruns", rerun_list.size()},
+                         {"seconds_per_step_alone", timing->seconds_per_step},
+                         {"measured_with", timing->measured_with}};
+  } else {
+    r["budget_s"] = budget_from_times;
+  }
   std::sort(best_values.begin(), best_values.end());
   r["rerun_best_validation"] = {{"min", best_values.front()}, {"median", validation_target}, {"max", best_values.back()}};
   return r;

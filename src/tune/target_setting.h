@@ -6,7 +6,9 @@
 // (3) that point re-run with fresh seeds; (4) validation target = the median over the re-runs of
 // each run's best validation value; test target = the worst test value, at its best validation
 // eval, among the re-runs that reach the validation target; (5) budget = budget_factor x the
-// median submission time the re-runs needed to reach the validation target.
+// median step at which the re-runs first reached the validation target x the best point's
+// seconds per step timed alone after the re-runs (steps do not depend on what else ran on the
+// machine, the re-runs' seconds do); without a timing run, budget_factor x their median time.
 //
 //   pacer::TargetSettingOptions o;
 //   o.workload = "fmnist_resnet";
@@ -34,6 +36,7 @@ struct TargetSettingOptions {
   int64_t step_hint = 0;             // 0: the workload's
   int64_t eval_every = 0;            // 0: a twentieth of the steps per run
   double budget_factor = 3.0;
+  int64_t timing_steps = 100;        // steps of the timing run of the best point (0: none)
   uint64_t seed = 0;
   TrialSpec trial;                   // device, data dir
 };
@@ -49,6 +52,13 @@ struct TargetRun {
   std::optional<double> test_at_best;      // test value at that eval
   int64_t best_step = 0;
   std::vector<std::pair<double, double>> validation_curve;  // (submission time, validation value)
+  std::vector<int64_t> validation_steps;                    // the global step of each curve point
+};
+
+// The best point's training speed measured alone, for the budget.
+struct StepTiming {
+  double seconds_per_step = 0.0;
+  std::string measured_with;  // how: steps, threads, seed
 };
 
 class TargetSetter {
@@ -64,9 +74,11 @@ class TargetSetter {
   // finite validation value).
   SweepSpec rerun_sweep(const StudyStore& store, const std::vector<StudyRecord>& search) const;
   std::vector<TargetRun> runs(const StudyStore& store, const std::vector<StudyRecord>& studies) const;
-  // The target record (JSON): the procedure, every run behind it, the targets and the budget.
+  // The target record (JSON): the procedure, every run behind it, the targets and the budget
+  // (from the timing when given, else from the re-runs' times).
   nlohmann::ordered_json record(const StudyStore& store, const std::vector<StudyRecord>& search,
-                                const std::vector<StudyRecord>& reruns) const;
+                                const std::vector<StudyRecord>& reruns,
+                                const std::optional<StepTiming>& timing = std::nullopt) const;
 
  private:
   bool better(double a, double b) const;
