@@ -613,6 +613,19 @@ TEST_F(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
   lose_next_commit_replies_for_testing(0);
 }
 
+// What a damaged or hand-edited SQLite store may hold in an integer column (found by the
+// store_rows fuzzer: 1e308 used to be cast to int64, undefined behaviour).
+TEST(SqlRowReads, NumbersThatAreNoIntegersAreErrorsNotCasts) {
+  SqlRow row{{SqlValue(-1.79769e308), SqlValue(2.5), SqlValue(42.0), SqlValue(std::string("12x")),
+              SqlValue(std::string("Infinity")), SqlValue(std::string("-7"))}};
+  EXPECT_THROW(row.int64(0), Error);
+  EXPECT_THROW(row.int64(1), Error);
+  EXPECT_EQ(row.int64(2), 42);
+  EXPECT_THROW(row.int64(3), Error);
+  EXPECT_TRUE(std::isinf(row.real(4)));  // PostgreSQL's spelling
+  EXPECT_EQ(row.int64(5), -7);
+}
+
 TEST(StoreLocation, PasswordsNeverReachMessages) {
   EXPECT_EQ(printable_store_location("postgresql://pacer:s3cret@db.example:5433/studies"),
             "postgresql://pacer@db.example:5433/studies");

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -25,7 +26,13 @@ bool SqlRow::is_null(size_t column) const { return std::holds_alternative<std::m
 int64_t SqlRow::int64(size_t column) const {
   const SqlValue& v = cells.at(column);
   if (const auto* i = std::get_if<int64_t>(&v)) return *i;
-  if (const auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
+  if (const auto* d = std::get_if<double>(&v)) {
+    // SQLite keeps what it was given: a damaged or hand-edited store may hold 1e300 or 2.5 here.
+    if (!(*d >= -9.2e18 && *d <= 9.2e18) || *d != std::trunc(*d)) {
+      throw Error("study store: expected an integer, read " + shortest(*d));
+    }
+    return static_cast<int64_t>(*d);
+  }
   if (const auto* s = std::get_if<std::string>(&v)) {
     int64_t out = 0;
     const auto [end, error] = std::from_chars(s->data(), s->data() + s->size(), out);
