@@ -53,6 +53,25 @@ TEST(SearchSpaceTest, ReadsAListOfPoints) {
   EXPECT_EQ(SearchSpace::from_json_text(space.to_json(), "again").to_json(), space.to_json());
 }
 
+// AlgoPerf's published NAdamW points name label_smoothing twice in the second point; the reader
+// keeps the later value, as Python's json (which the reference uses) does, and says so.
+TEST(SearchSpaceTest, AKeyGivenTwiceKeepsTheLaterValueWithAWarning) {
+  const auto list = SearchSpace::from_json_text(
+      R"([{"learning_rate": 0.001}, {"learning_rate": 0.002, "label_smoothing": 0.1, "label_smoothing": 0.2}])", "p.json");
+  ASSERT_EQ(list.fixed_points.size(), 2u);
+  EXPECT_DOUBLE_EQ(list.fixed_points[1].get("label_smoothing"), 0.2);
+  ASSERT_EQ(list.warnings.size(), 1u);
+  EXPECT_EQ(list.warnings[0],
+            "p.json: point 1: 'label_smoothing' is given twice; the later value is kept (as Python's json does)");
+  const auto dict = SearchSpace::from_json_text(
+      R"({"learning_rate": {"min": 1e-4, "max": 1e-2, "min": 1e-3, "scaling": "log"}})", "d.json");
+  EXPECT_DOUBLE_EQ(dict.dimensions[0].min, 1e-3);
+  ASSERT_EQ(dict.warnings.size(), 1u);
+  EXPECT_NE(dict.warnings[0].find("d.json: 'learning_rate': 'min' is given twice"), std::string::npos) << dict.warnings[0];
+  EXPECT_TRUE(SearchSpace::from_json_text(R"({"a": {"feasible_points": [1]}, "b": {"feasible_points": [1]}})", "x")
+                  .warnings.empty());
+}
+
 TEST(SearchSpaceTest, MalformedSpacesNameTheFileAndTheKey) {
   struct Case {
     const char* json;

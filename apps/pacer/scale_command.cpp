@@ -218,6 +218,7 @@ Action add_scale_command(CLI::App& app) {
     for (size_t i = 0; i < algorithms.size(); ++i) {
       const std::string space_file = a->spaces.empty() ? "spaces/" + algorithms[i] + ".json" : a->spaces[i];
       const SearchSpace space = SearchSpace::from_json_file(space_file);
+      for (const auto& w : space.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
       for (const std::string& combine : combines)
       for (int64_t b : batch_sizes) {
         SweepSpec s;

@@ -142,7 +142,10 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     }
     const Ruleset ruleset = parse_ruleset(a->ruleset);
     std::optional<SearchSpace> space;
-    if (!a->space_file.empty()) space = SearchSpace::from_json_file(a->space_file);
+    if (!a->space_file.empty()) {
+      space = SearchSpace::from_json_file(a->space_file);
+      for (const auto& w : space->warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+    }
     if (a->heartbeat <= 0.0) a->heartbeat = a->lease / 6.0;
     if (a->heartbeat >= a->lease) throw InputError("--heartbeat must be shorter than --lease");
     const auto [checkpoint_steps, checkpoint_sec] = parse_checkpoint_every(a->checkpoint_every);

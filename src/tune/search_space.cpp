@@ -106,12 +106,42 @@ std::vector<std::string> SearchSpace::names() const {
 SearchSpace SearchSpace::from_json_text(const std::string& text, const std::string& origin) {
   check_json_input(text, origin);
   ordered_json doc;
+  // A key given twice in one object: noted with where it is (point i of a list, or the entry of
+  // a dict), since the parser keeps only the later value.
+  std::vector<std::string> warnings;
+  std::vector<std::vector<std::string>> keys_of_open_objects;
+  bool list_form = false;
+  int64_t points_done = 0;
+  std::string entry;  // the dict form's current top-level key
+  const auto note_duplicates = [&](int depth, nlohmann::detail::parse_event_t event, ordered_json& parsed) {
+    using Event = nlohmann::detail::parse_event_t;
+    if (event == Event::array_start && depth == 0) list_form = true;
+    if (event == Event::object_start) keys_of_open_objects.emplace_back();
+    if (event == Event::object_end && !keys_of_open_objects.empty()) {
+      keys_of_open_objects.pop_back();
+      if (list_form && depth == 1) ++points_done;
+    }
+    if (event != Event::key || keys_of_open_objects.empty()) return true;
+    const std::string key = parsed.get<std::string>();
+    if (!list_form && depth == 1) entry = key;
+    auto& seen = keys_of_open_objects.back();
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      seen.push_back(key);
+      return true;
+    }
+    const std::string where = list_form ? "point " + std::to_string(points_done) + ": "
+                              : depth > 1 ? "'" + entry + "': " : std::string();
+    warnings.push_back(origin + ": " + where + "'" + key +
+                       "' is given twice; the later value is kept (as Python's json does)");
+    return true;
+  };
   try {
-    doc = ordered_json::parse(text);
+    doc = ordered_json::parse(text, note_duplicates);
   } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e999
     throw InputError(origin + ": malformed JSON: " + e.what());
   }
   SearchSpace space;
+  space.warnings = std::move(warnings);
   if (doc.is_object()) {
     if (doc.empty()) throw InputError(origin + ": the search space is empty");
     for (const auto& [name, entry] : doc.items()) space.dimensions.push_back(read_dimension(name, entry, origin));

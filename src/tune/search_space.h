@@ -33,6 +33,9 @@ double map_unit_value(const SearchDimension& dim, double x);
 struct SearchSpace {
   std::vector<SearchDimension> dimensions;   // dict form, in JSON order
   std::vector<Hyperparameters> fixed_points; // list form
+  // What the reader tolerated: a key given twice in one object (AlgoPerf's published NAdamW
+  // points name label_smoothing twice in one point) keeps its later value, as Python's json does.
+  std::vector<std::string> warnings;
 
   bool is_list() const { return !fixed_points.empty(); }
   // Dimension names, or the union of the points' keys in first-seen order.
