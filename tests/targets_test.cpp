@@ -68,10 +68,19 @@ TEST_F(TargetsCliTest, TargetsFollowFromTheRerunsAndTheCommandResumes) {
   // records: the earliest eval step at or below the target) x the seconds per step timed alone.
   const auto& basis = record["budget_basis"];
   std::vector<double> steps_to_target;
-  for (const auto& run : record["reruns"])
-    if (run["best_validation"].get<double>() <= record["validation_target"].get<double>())
-      steps_to_target.push_back(run["best_step"].get<double>());
+  for (const auto& run : record["reruns"]) {
+    const bool reaches = run["best_validation"].get<double>() <= record["validation_target"].get<double>();
+    EXPECT_EQ(run["step_to_target"].is_null(), !reaches) << run;
+    if (!reaches) continue;
+    steps_to_target.push_back(run["step_to_target"].get<double>());
+    EXPECT_LE(run["step_to_target"].get<double>(), run["best_step"].get<double>()) << run;
+  }
   EXPECT_EQ(basis["reruns_reaching"].get<size_t>(), steps_to_target.size());
+  std::sort(steps_to_target.begin(), steps_to_target.end());
+  const size_t n = steps_to_target.size();
+  ASSERT_GT(n, 0u);
+  EXPECT_DOUBLE_EQ(basis["median_steps_to_target"].get<double>(),
+                   n % 2 ? steps_to_target[n / 2] : (steps_to_target[n / 2 - 1] + steps_to_target[n / 2]) / 2.0);
   EXPECT_GT(basis["seconds_per_step_alone"].get<double>(), 0.0);
   EXPECT_NE(basis["measured_with"].get<std::string>().find("100 steps"), std::string::npos) << basis;
   EXPECT_DOUBLE_EQ(record["budget_s"].get<double>(),

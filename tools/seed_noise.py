@@ -2,11 +2,12 @@
 """Seed noise of the targets: the best point of each workload's target record re-run with N seeds.
 
 For every workload, takes the best point of docs/targets/W.json (the point the target was set
-from), trains it with seeds 1..N exactly as the target-setting runs did (the record's steps per
-run and eval cadence, targets ignored, no time limit, one thread), and reports the spread of the
+from), trains it with seeds 1..N as the target-setting runs did (the record's steps per run and
+eval cadence, targets ignored, no time limit, one thread; note that records of the earlier
+script re-ran their best point with seeds 1..5 too, so those seeds are not fresh for them), and reports the spread of the
 best validation value over the seeds and where the target sits in it: how many seeds reach it
 and the target's percentile (the share of seeds that end worse than the target). Resumable: a
-seed whose run finished (trial.json written) is read, not re-run.
+seed whose run trained all its steps is read, not re-run.
 
   tools/seed_noise.py --seeds 10 --jobs 2 --out runs/seed_noise > docs/results/seed_noise/table.md
 
@@ -16,6 +17,7 @@ import argparse
 import concurrent.futures
 import csv
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -47,6 +49,8 @@ def best_of(csv_path, metric, higher):
             if not row.get(column):
                 continue
             value, step = float(row[column]), int(row["global_step"])
+            if not math.isfinite(value):
+                continue
             if best is None or (value > best[0] if higher else value < best[0]):
                 best = (value, step)
     if best is None:
@@ -54,14 +58,27 @@ def best_of(csv_path, metric, higher):
     return best
 
 
+def finished(out, steps):
+    """A run that trained all its steps (an interrupted one also writes trial.json)."""
+    try:
+        return json.load(open(os.path.join(out, "trial.json"))).get("steps", 0) >= steps
+    except (OSError, ValueError):
+        return False
+
+
+def write_point(args, workload, record):
+    hparams_path = os.path.join(args.out, workload, "point.json")
+    os.makedirs(os.path.dirname(hparams_path), exist_ok=True)
+    with open(hparams_path, "w") as f:
+        json.dump(record_point(record)[1], f)
+
+
 def run_seed(args, workload, record, seed):
     algorithm, hparams, metric, higher = record_point(record)
     out = os.path.join(args.out, workload, f"seed_{seed}")
-    if not os.path.exists(os.path.join(out, "trial.json")):
+    if not finished(out, record["steps_per_run"]):
         os.makedirs(out, exist_ok=True)
-        hparams_path = os.path.join(args.out, workload, "point.json")
-        with open(hparams_path, "w") as f:
-            json.dump(hparams, f)
+        hparams_path = os.path.join(args.out, workload, "point.json")  # written once, before the jobs
         command = [args.pacer, "run", "-w", workload, "-a", algorithm, "--hparams", hparams_path,
                    "--seed", str(seed), "--max-steps", str(record["steps_per_run"]),
                    "--eval-every", str(record["eval_every"]), "--eval-splits", "validation",
@@ -86,6 +103,8 @@ def main():
     workloads = args.workloads.split(",")
     records = {w: json.load(open(os.path.join(args.targets_dir, w + ".json"))) for w in workloads}
     runs = {w: {} for w in workloads}
+    for w in workloads:
+        write_point(args, w, records[w])
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(run_seed, args, w, records[w], s) for w in workloads for s in range(1, args.seeds + 1)]
         for future in concurrent.futures.as_completed(futures):

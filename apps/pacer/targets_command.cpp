@@ -42,6 +42,7 @@ StepTiming time_best_point(const StudyStore& store, const std::vector<StudyRecor
   const auto hparams = Hyperparameters::from_json_text(store.trials(study.id).at(0).hparams_json.value_or("{}"),
                                                        study.name());
   const TrialResult result = run_trial(*workload, *algorithm, hparams, options);
+  if (stop) return StepTiming();  // the caller exits 130
   if (result.steps <= 0 || result.accumulated_submission_time <= 0.0) {
     throw Error("targets: the timing run of the best point did not train: " + result.message);
   }
@@ -111,7 +112,10 @@ Action add_targets_command(CLI::App& app) {
     a->options.trial.data_dir = a->data_dir;
     const TargetSetter setter(a->options);  // validates before the store exists
     const auto search_sweeps = setter.search_sweeps();
-    for (const auto& s : search_sweeps) validate_sweep(s);
+    for (const auto& s : search_sweeps) {
+      validate_sweep(s);
+      if (s.space) for (const auto& w : s.space->warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+    }
     resolve_device(a->device);
     make_store_folder(a->store);
     if (!a->out.empty()) {

@@ -156,11 +156,8 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
 
   const auto rerun_list = runs(store, reruns);
   std::vector<double> best_values;
-  ordered_json rerun_json = ordered_json::array();
-  for (const auto& run : rerun_list) {
-    rerun_json.push_back(run_json(run));
+  for (const auto& run : rerun_list)
     if (run.best_validation) best_values.push_back(*run.best_validation);
-  }
   if (best_values.size() < 2) throw InputError("targets: fewer than two re-runs finished with a finite validation value");
   const double validation_target = median(best_values);
   std::optional<double> test_target;
@@ -175,6 +172,19 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
         break;
       }
     }
+  }
+  // Each re-run with the first eval step at which it reached the validation target (or null).
+  ordered_json rerun_json = ordered_json::array();
+  for (const auto& run : rerun_list) {
+    ordered_json j = run_json(run);
+    j["step_to_target"] = nullptr;
+    for (size_t i = 0; i < run.validation_curve.size(); ++i) {
+      if (spec.reached(run.validation_curve[i].second, validation_target, false)) {
+        j["step_to_target"] = run.validation_steps.at(i);
+        break;
+      }
+    }
+    rerun_json.push_back(j);
   }
   if (!rerun_list.empty()) {
     r["best_point"] = {{"algorithm", rerun_list.front().algorithm},
