@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The sanitizer builds of CI (docs/development.md). LibTorch, OpenBLAS, Gloo and SQLite come from
-# Debian uninstrumented; the suppressions in scripts/sanitizers/ name only those libraries.
+# The sanitizer builds of CI (docs/development.md). LibTorch, OpenBLAS, Gloo, SQLite, libpq and
+# libpqxx come from Debian uninstrumented; the suppressions in scripts/sanitizers/ name only those.
 #   scripts/sanitize.sh [JOBS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
