@@ -633,6 +633,9 @@ TEST(StoreLocation, PasswordsNeverReachMessages) {
             "postgresql://db/studies?user=pacer&sslmode=require");
   EXPECT_EQ(printable_store_location("postgres://db/studies?password=s3cret"), "postgres://db/studies");
   EXPECT_EQ(printable_store_location("runs/tune.db"), "runs/tune.db");
+  EXPECT_EQ(store_uri_password("postgresql://pacer:s3cret@db/studies"), "s3cret");
+  EXPECT_EQ(store_uri_password("postgresql://db/studies?user=pacer&password=s3cret&sslmode=require"), "s3cret");
+  EXPECT_EQ(store_uri_password("postgresql://pacer@db:5433/studies"), "");
   try {
     StudyStoreOptions quick;
     quick.reconnect_timeout_sec = 1;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -19,32 +20,23 @@ constexpr long long kPlanningLock = 0x70616365;  // "pace"
 
 std::atomic<int> lost_commit_replies{0};
 
-// The password of a URI (user:secret@ or password=secret), to scrub from libpq's messages.
-std::string uri_password(const std::string& uri) {
-  const size_t authority = uri.find("//") + 2;
-  const size_t query = uri.find('?', authority);
-  const size_t at = uri.rfind('@', query == std::string::npos ? uri.size() : query);
-  if (at != std::string::npos && at >= authority) {
-    const size_t colon = uri.find(':', authority);
-    if (colon != std::string::npos && colon < at) return uri.substr(colon + 1, at - colon - 1);
-  }
-  const size_t p = uri.find("password=");
-  if (p == std::string::npos) return "";
-  return uri.substr(p + 9, uri.find('&', p) == std::string::npos ? std::string::npos : uri.find('&', p) - p - 9);
-}
-
 // Without them a silently dropped network (no reset) blocks a call for the kernel's TCP timeout,
-// many minutes, before the retry logic can act. Only where the URI does not set them.
+// many minutes, before the retry logic can act. Only where neither the URI nor PGCONNECT_TIMEOUT
+// sets them (a URI parameter would override the environment).
 std::string with_network_defaults(const std::string& uri) {
   std::string out = uri;
-  for (const char* setting : {"connect_timeout=10", "keepalives_idle=30", "keepalives_interval=10",
-                              "keepalives_count=3", "tcp_user_timeout=60000"}) {
-    const std::string key = std::string(setting).substr(0, std::string(setting).find('=') + 1);
+  for (const std::string setting : {"connect_timeout=10", "keepalives_idle=30", "keepalives_interval=10",
+                                    "keepalives_count=3", "tcp_user_timeout=60000"}) {
+    const std::string key = setting.substr(0, setting.find('=') + 1);
     if (out.find(key) != std::string::npos) continue;
-    out += (out.find('?') == std::string::npos ? "?" : "&") + std::string(setting);
+    if (key == "connect_timeout=" && std::getenv("PGCONNECT_TIMEOUT")) continue;
+    const char last = out.back();
+    out += (out.find('?') == std::string::npos ? "?" : (last == '?' || last == '&') ? "" : "&") + setting;
   }
   return out;
 }
+
+
 std::string one_line(std::string text, const std::string& secret = "") {
   if (!secret.empty()) {
     for (size_t p = text.find(secret); p != std::string::npos; p = text.find(secret, p)) text.replace(p, secret.size(), "***");
@@ -100,7 +92,7 @@ class PostgresStoreDatabase : public StoreDatabase {
   PostgresStoreDatabase(const std::string& uri, const StudyStoreOptions& options)
       : uri_(with_network_defaults(uri)),
         location_(printable_store_location(uri)),
-        secret_(uri_password(uri)),
+        secret_(store_uri_password(uri)),
         reconnect_timeout_sec_(options.reconnect_timeout_sec) {
     connect_first(options.connect_retry_sec);
     if (!options.create && schema_version() == 0) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "core/error.h"
 #include "store/postgres_store_database.h"
@@ -81,17 +82,37 @@ bool is_postgres_uri(const std::string& location) {
   return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
 }
 
+namespace {
+
+// [begin, end) of ":secret" in a URI's user:secret@host (the last '@' before the query: a secret
+// may hold a '/'); empty when the URI names no password there.
+std::pair<size_t, size_t> userinfo_password(const std::string& uri) {
+  const size_t authority = uri.find("//") + 2;
+  const size_t query = uri.find('?', authority);
+  const size_t at = uri.rfind('@', query == std::string::npos ? uri.size() : query);
+  if (at == std::string::npos || at < authority) return {0, 0};
+  const size_t colon = uri.find(':', authority);
+  if (colon == std::string::npos || colon > at) return {0, 0};
+  return {colon, at};
+}
+
+}  // namespace
+
+std::string store_uri_password(const std::string& location) {
+  if (!is_postgres_uri(location)) return "";
+  const auto [colon, at] = userinfo_password(location);
+  if (at > colon) return location.substr(colon + 1, at - colon - 1);
+  const size_t p = location.find("password=");
+  if (p == std::string::npos) return "";
+  const size_t end = location.find('&', p);
+  return location.substr(p + 9, end == std::string::npos ? std::string::npos : end - p - 9);
+}
+
 std::string printable_store_location(const std::string& location) {
   if (!is_postgres_uri(location)) return location;
   std::string out = location;
-  // user:secret@host -> user@host (the last '@' before the query: a secret may hold a '/').
-  const size_t authority = out.find("//") + 2;
-  const size_t query = out.find('?', authority);
-  const size_t at = out.rfind('@', query == std::string::npos ? out.size() : query);
-  if (at != std::string::npos && at >= authority) {
-    const size_t colon = out.find(':', authority);
-    if (colon != std::string::npos && colon < at) out.erase(colon, at - colon);
-  }
+  const auto [colon, at] = userinfo_password(out);  // user:secret@host -> user@host
+  out.erase(colon, at - colon);
   // ...?password=secret&... -> the parameter dropped.
   for (size_t p = out.find("password="); p != std::string::npos; p = out.find("password=")) {
     const size_t start = (p > 0 && (out[p - 1] == '?' || out[p - 1] == '&')) ? p - 1 : p;

@@ -94,6 +94,9 @@ class StoreDatabase {
 bool is_postgres_uri(const std::string& location);
 // The location as it may be printed: a URI's password (user:secret@ or password=...) removed.
 std::string printable_store_location(const std::string& location);
+// The password a postgresql:// URI names (user:secret@ or password=), "" if none: what messages
+// from the server's client library must not repeat.
+std::string store_uri_password(const std::string& location);
 
 // Before a store is created: the parent folder of a SQLite file (nothing for a URI).
 void make_store_folder(const std::string& location);

@@ -58,7 +58,13 @@ class Heartbeat {
             const auto start = std::chrono::steady_clock::now();
             bool ours = true;
             try {
-              if (!store) store = std::make_unique<StudyStore>(store_path, worker_store_options());
+              if (!store) {
+                // Short waits: this thread also relays Ctrl-C to the trial and is joined when it
+                // ends, so it gives up on an outage quickly and tries again at the next beat.
+                StudyStoreOptions quick;
+                quick.reconnect_timeout_sec = options.heartbeat_sec;
+                store = std::make_unique<StudyStore>(store_path, quick);
+              }
               ours = store->heartbeat(trial_id, owner, options.lease_sec);
             } catch (const std::exception&) {
               // A store busy past its timeout or unreachable: try again at the next beat.
