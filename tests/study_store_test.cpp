@@ -264,6 +264,46 @@ TEST_F(SqliteStudyStoreTest, RejectsFilesThatAreNotStores) {
   EXPECT_THROW(StudyStore(dir_ + "/missing.db", no_create), InputError);
 }
 
+// Workers started together all create the store: switching a new file to WAL takes a lock
+// without SQLite's busy handler, and once made one of two `pacer tune` workers exit at start.
+TEST_F(SqliteStudyStoreTest, ProcessesCreatingOneStoreAtOnceAllSucceed) {
+  constexpr int kRounds = 25, kProcesses = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = dir_ + "/race" + std::to_string(round) + ".db";
+    int gate[2];
+    ASSERT_EQ(pipe(gate), 0);
+    std::vector<pid_t> children;
+    for (int p = 0; p < kProcesses; ++p) {
+      const pid_t child = fork();
+      if (child == 0) {
+        close(gate[1]);
+        char c;
+        (void)!read(gate[0], &c, 1);  // released together when the parent closes the pipe
+        try {
+          StudyStore store(path);
+          store.ensure_studies({definition(1, 2)}, factory());
+          _exit(0);
+        } catch (const std::exception& e) {
+          fprintf(stderr, "process %d of round %d: %s\n", p, round, e.what());
+          _exit(1);
+        }
+      }
+      ASSERT_GT(child, 0);
+      children.push_back(child);
+    }
+    close(gate[0]);
+    close(gate[1]);
+    for (pid_t child : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(child, &status, 0), child);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round;
+    }
+    StudyStore store(path);
+    EXPECT_EQ(store.studies().size(), 1u);
+    if (HasFailure()) return;
+  }
+}
+
 TEST_P(StudyStoreTest, RefusesAStoreFromANewerSchema) {
   { StudyStore store(path_); }
   if (GetParam() == "postgresql") {

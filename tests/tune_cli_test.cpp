@@ -229,6 +229,10 @@ TEST_F(TuneCliTest, TwoWorkersOneKilledTheOtherFinishesTheStudy) {
   const pid_t b = start(tune_args(), "b");
   // Both workers hold a trial with evals logged.
   wait_until([](const Snapshot& s) { return s.running_with_evals >= 2; });
+  if (HasFailure()) {
+    ADD_FAILURE() << "worker a said:\n" << testing::read_file(dir_ + "/a.err") << "\nworker b said:\n"
+                  << testing::read_file(dir_ + "/b.err");
+  }
   ASSERT_EQ(kill(a, SIGKILL), 0);
   wait_exit(a);
   EXPECT_EQ(wait_exit(b), 0) << testing::read_file(dir_ + "/b.err");

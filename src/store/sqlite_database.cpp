@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <utility>
 
 #include "core/error.h"
@@ -91,7 +94,8 @@ SqlValue SqliteStatement::column_value(int column) const {
   }
 }
 
-SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms) : path_(path) {
+SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms)
+    : path_(path), busy_timeout_ms_(busy_timeout_ms) {
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -112,6 +116,20 @@ void SqliteDatabase::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     sqlite3_free(message);
     fail(db_, path_ + ": " + sql.substr(0, 60));
+  }
+}
+
+void SqliteDatabase::use_write_ahead_log() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() + pause > deadline) {
+      fail(db_, path_ + ": PRAGMA journal_mode=WAL");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
 }
 

@@ -69,6 +69,10 @@ class SqliteDatabase {
   SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
   void exec(const std::string& sql);
+  // PRAGMA journal_mode=WAL, waiting up to the busy timeout: the exclusive lock this switch needs
+  // is taken without SQLite's busy handler, so processes opening a new file at once (two workers
+  // starting a study) would otherwise fail at once with "database is locked".
+  void use_write_ahead_log();
   SqliteStatement prepare(const std::string& sql);
   int64_t last_insert_rowid() const;
   int changes() const;  // rows changed by the last statement
@@ -77,6 +81,7 @@ class SqliteDatabase {
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  int busy_timeout_ms_ = 0;
 };
 
 // BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed without commit() (an exception).

@@ -18,7 +18,7 @@ class SqliteStoreDatabase : public StoreDatabase {
     check_store_file(options.create);
     // WAL lets readers (study show, score) run while workers write; NORMAL sync is durable across
     // process crashes, which is the failure we guard against.
-    db_.exec("PRAGMA journal_mode=WAL");
+    db_.use_write_ahead_log();
     db_.exec("PRAGMA synchronous=NORMAL");
     db_.exec("PRAGMA foreign_keys=ON");
   }
