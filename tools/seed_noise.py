@@ -3,8 +3,7 @@
 
 For every workload, takes the best point of docs/targets/W.json (the point the target was set
 from), trains it with seeds 1..N as the target-setting runs did (the record's steps per run and
-eval cadence, targets ignored, no time limit, one thread; note that records of the earlier
-script re-ran their best point with seeds 1..5 too, so those seeds are not fresh for them), and reports the spread of the
+eval cadence, targets ignored, no time limit, one thread), and reports the spread of the
 best validation value over the seeds and where the target sits in it: how many seeds reach it
 and the target's percentile (the share of seeds that end worse than the target). Resumable: a
 seed whose run trained all its steps is read, not re-run.
@@ -28,17 +27,9 @@ BASES = ["fmnist_mlp", "fmnist_cnn", "fmnist_resnet", "fmnist_vit", "fmnist_reco
 
 
 def record_point(record):
-    """(algorithm, hyperparameters, metric, higher_is_better) of a target record of either format."""
+    """(algorithm, hyperparameters, metric, higher_is_better) of a `pacer targets` record."""
     best = record["best_point"]
-    algorithm = best["algorithm"]
-    if "hparams" in best:  # pacer targets
-        hparams = best["hparams"]
-    else:  # the earlier script: the algorithm's defaults with a learning rate
-        hparams = {k: v for k, v in best.items() if k != "algorithm"}
-    if "metric" in record:
-        return algorithm, hparams, record["metric"], record["higher_is_better"]
-    regression = record["workload"].startswith("synthetic")
-    return algorithm, hparams, ("loss" if regression else "accuracy"), not regression
+    return best["algorithm"], best["hparams"], record["metric"], record["higher_is_better"]
 
 
 def best_of(csv_path, metric, higher):

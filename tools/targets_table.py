@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """Prints the markdown section of docs/targets.md for one docs/targets/<workload>.json.
 
-Reads both record formats: `pacer targets` (keys "search" and "reruns") and the earlier
-tools/set_targets.py (keys "sweep" and "reruns_best_validation").
 Usage: tools/targets_table.py docs/targets/fmnist_resnet.json
 """
 import json
@@ -35,30 +33,13 @@ def pacer_targets(d):
         b = d["budget_basis"]
         print(f"- budget {d['budget_factor']:g} x median steps to target {b['median_steps_to_target']:g} x "
               f"{b['seconds_per_step_alone'] * 1e3:.1f} ms per step measured alone = **{d['budget_s']:g} s** "
-              f"(`tools/rebudget.py`; {d['budget_under_load_s']:g} s from the times under load, "
+              f"({'`tools/rebudget.py`' if 'rebudget' in b['rule'] else 'timed by `pacer targets`'}; "
+              f"{d['budget_under_load_s']:g} s from the re-runs' times, "
               f"median {d['median_time_to_target_s']:.1f} s)\n")
     else:
         print(f"- median time to the validation target {d['median_time_to_target_s']:.1f} s -> budget "
               f"{d['budget_factor']:g} x = **{d['budget_s']:g} s**\n")
 
 
-def set_targets(d):
-    print(f"### {d['workload']}\n")
-    print(f"Runs of {d['steps_per_run']} steps (0.75 x step hint {d['step_hint']}), evals every {d['eval_every']} steps.\n")
-    print("| algorithm | learning rate | best validation |\n| --- | --- | --- |")
-    for s in d["sweep"]:
-        print(f"| {s['algorithm']} | {s['learning_rate']:g} | {s['best_validation']:.4f} |")
-    b = d["best_point"]
-    print(f"\nBest point: **{b['algorithm']}, learning_rate {b['learning_rate']:g}**. Reruns (seeds 1..{len(d['reruns_best_validation'])}), "
-          f"best validation: {', '.join(f'{v:.4f}' for v in d['reruns_best_validation'])}.\n")
-    print(f"- validation target = median = **{d['validation_target']}**; test target = worst best-test value among the "
-          f"{d['reruns_reaching_target']} reruns reaching it = **{d['test_target']}**")
-    print(f"- median steps to the validation target: {d['median_steps_to_target']:g}")
-    u = d["untuned"]
-    reached = "reached it" if u["reached_at"] else "did not reach it"
-    print(f"- untuned check: {u['algorithm']} with learning_rate {u['learning_rate']:g} for the full {u['steps']} steps "
-          f"{reached} (best validation {u['best_validation']:.4f})\n")
-
-
 d = json.load(open(sys.argv[1]))
-(pacer_targets if "search" in d else set_targets)(d)
+pacer_targets(d)
