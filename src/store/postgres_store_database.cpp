@@ -36,7 +36,6 @@ std::string with_network_defaults(const std::string& uri) {
   return out;
 }
 
-
 std::string one_line(std::string text, const std::string& secret = "") {
   if (!secret.empty()) {
     for (size_t p = text.find(secret); p != std::string::npos; p = text.find(secret, p)) text.replace(p, secret.size(), "***");
