@@ -2,17 +2,24 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: setup build run test bench clean fuzz sanitize check
+.PHONY: setup configure build build-cli run test bench clean fuzz sanitize check
 
 setup:
 	./scripts/setup.sh
 
-build: setup
+configure: setup
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Only the pacer executable and the libraries it links: what `make run` needs (not the 32 test
+# executables and the benchmarks, about two thirds of a full build).
+build-cli: configure
+	cmake --build $(BUILD) -j $(JOBS) --target pacer_cli
+
 # Main job: NAdamW on Fashion-MNIST (fmnist_mlp) until the validation and test targets are reached.
-run: build
+run: build-cli
 	$(BUILD)/pacer run --workload fmnist_mlp --algorithm nadamw --seed 1 --out runs/default
 
 test: build
@@ -27,7 +34,7 @@ fuzz:
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
 	  -DPACER_SANITIZE=address,undefined,fuzzer-no-link -DPACER_BUILD_FUZZERS=ON -DPACER_BUILD_TESTS=OFF -DPACER_BUILD_BENCH=OFF
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
-	./fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+	./fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(JOBS)
 
 sanitize: setup
 	./scripts/sanitize.sh $(JOBS)

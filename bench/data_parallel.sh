@@ -5,10 +5,12 @@
 #      `pacer launch`). Goal: Adasum median <= 1.3x the mean allreduce median.
 #  (2) the overhead of K virtual workers: the submission time per step of `pacer run` on
 #      fmnist_mlp at one global batch, plain vs --virtual-workers K with --combine mean and adasum,
-#      runs interleaved over ROUNDS rounds.
+#      at each intra-op thread count of THREADS, runs interleaved over ROUNDS rounds. Goals: K
+#      virtual workers <= 1.2x one big-batch step; 2 threads never > 1.1x the time of 1 thread.
 #
 #   bench/data_parallel.sh [BUILD_DIR=build] [OUT_DIR=runs/bench-dp]
-#   env: PROCESSES (4), SIZES (256K,1M,10M,50M), K (8), BATCH (4096), STEPS (100), ROUNDS (3), THREADS (1)
+#   env: PROCESSES (4), SIZES (256K,1M,10M,50M), K (8), BATCH (4096), STEPS (100), ROUNDS (3),
+#        THREADS ("1 2"), SKIP_COLLECTIVES (0; 1: part (2) only)
 set -euo pipefail
 BUILD_DIR=${1:-build}
 OUT_DIR=${2:-runs/bench-dp}
@@ -18,7 +20,8 @@ K=${K:-8}
 BATCH=${BATCH:-4096}
 STEPS=${STEPS:-100}
 ROUNDS=${ROUNDS:-3}
-THREADS=${THREADS:-1}
+THREADS=${THREADS:-1 2}
+SKIP_COLLECTIVES=${SKIP_COLLECTIVES:-0}
 PACER=$BUILD_DIR/pacer
 BENCH=$BUILD_DIR/bench/bench_adasum_allreduce
 for exe in "$PACER" "$BENCH"; do
@@ -26,39 +29,56 @@ for exe in "$PACER" "$BENCH"; do
 done
 mkdir -p "$OUT_DIR"
 
-echo "== (1) Adasum vs mean allreduce, $PROCESSES processes over Gloo"
-"$PACER" launch -n "$PROCESSES" -- "$BENCH" --sizes "$SIZES" --json "$OUT_DIR/collectives.json"
+if [[ $SKIP_COLLECTIVES != 1 ]]; then
+  echo "== (1) Adasum vs mean allreduce, $PROCESSES processes over Gloo"
+  "$PACER" launch -n "$PROCESSES" -- "$BENCH" --sizes "$SIZES" --json "$OUT_DIR/collectives.json"
+fi
 
-echo "== (2) virtual workers: fmnist_mlp, global batch $BATCH, $STEPS steps, K=$K, $ROUNDS rounds"
+echo "== (2) virtual workers: fmnist_mlp, global batch $BATCH, $STEPS steps, K=$K, threads $THREADS, $ROUNDS rounds"
 for round in $(seq 1 "$ROUNDS"); do
-  for mode in plain mean adasum; do
-    extra=()
-    [[ $mode != plain ]] && extra=(--combine "$mode" --virtual-workers "$K")
-    dir="$OUT_DIR/vw/$mode-$round"
-    rm -rf "$dir"
-    "$PACER" run -w fmnist_mlp -a momentum --batch-size "$BATCH" --max-steps "$STEPS" --eval-every "$STEPS" \
-      --ignore-targets --threads "$THREADS" -q "${extra[@]}" --out "$dir" >/dev/null
+  for threads in $THREADS; do
+    for mode in plain mean adasum; do
+      extra=()
+      [[ $mode != plain ]] && extra=(--combine "$mode" --virtual-workers "$K")
+      dir="$OUT_DIR/vw/$mode-t$threads-$round"
+      rm -rf "$dir"
+      "$PACER" run -w fmnist_mlp -a momentum --batch-size "$BATCH" --max-steps "$STEPS" --eval-every "$STEPS" \
+        --ignore-targets --threads "$threads" -q "${extra[@]}" --out "$dir" >/dev/null
+    done
   done
 done
 
-/usr/bin/python3 - "$OUT_DIR" "$ROUNDS" "$K" "$BATCH" <<'PY'
-import json, statistics, sys
+/usr/bin/python3 - "$OUT_DIR" "$ROUNDS" "$K" "$BATCH" "$THREADS" <<'PY'
+import json, os, statistics, sys
 out, rounds, k, batch = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-per_step = {}
-for mode in ("plain", "mean", "adasum"):
-    for r in range(1, rounds + 1):
-        t = json.load(open(f"{out}/vw/{mode}-{r}/trial.json"))
-        per_step.setdefault(mode, []).append(1e3 * t["accumulated_submission_time"] / t["steps"])
-summary = {m: {"min": min(v), "median": statistics.median(v), "max": max(v)} for m, v in per_step.items()}
-base = summary["plain"]["median"]
-for m in ("mean", "adasum"):
-    summary[m]["ratio_to_plain_median"] = summary[m]["median"] / base
+threads = sys.argv[5].split()
+summary = {}
+for t in threads:
+    per_step = {}
+    for mode in ("plain", "mean", "adasum"):
+        for r in range(1, rounds + 1):
+            trial = json.load(open(f"{out}/vw/{mode}-t{t}-{r}/trial.json"))
+            per_step.setdefault(mode, []).append(1e3 * trial["accumulated_submission_time"] / trial["steps"])
+    s = {m: {"min": min(v), "median": statistics.median(v), "max": max(v)} for m, v in per_step.items()}
+    for m in ("mean", "adasum"):
+        s[m]["ratio_to_plain_median"] = s[m]["median"] / s["plain"]["median"]
+    summary[t] = s
 print(f"per-step submission time, ms (min / median / max over {rounds} rounds), global batch {batch}, K={k}:")
-for m, s in summary.items():
-    extra = f"  x{s['ratio_to_plain_median']:.3f} of one big-batch step" if "ratio_to_plain_median" in s else ""
-    print(f"  {m:7s} {s['min']:8.2f} {s['median']:8.2f} {s['max']:8.2f}{extra}")
-json.dump({"batch_size": int(batch), "virtual_workers": int(k), "per_step_ms": summary},
+for t, s in summary.items():
+    print(f" {t} thread(s):")
+    for m, v in s.items():
+        extra = f"  x{v['ratio_to_plain_median']:.3f} of one big-batch step (goal <= 1.2)" if "ratio_to_plain_median" in v else ""
+        print(f"  {m:7s} {v['min']:8.2f} {v['median']:8.2f} {v['max']:8.2f}{extra}")
+if "1" in summary and "2" in summary:
+    print(" 2 threads / 1 thread (medians; goal <= 1.1):")
+    for m in ("plain", "mean", "adasum"):
+        r = summary["2"][m]["median"] / summary["1"][m]["median"]
+        summary.setdefault("two_over_one", {})[m] = r
+        print(f"  {m:7s} {r:.3f}")
+json.dump({"batch_size": int(batch), "virtual_workers": int(k), "per_step_ms_by_threads": summary},
           open(f"{out}/virtual_workers.json", "w"), indent=2)
+if not os.path.exists(f"{out}/collectives.json"):
+    sys.exit(0)
 col = json.load(open(f"{out}/collectives.json"))
 print(f"Adasum / mean allreduce (medians), {col['processes']} processes over {col['backend']}:")
 for row in col["rows"]:

@@ -4,6 +4,8 @@
 
 #include <ATen/ATen.h>
 
+#include <thread>
+
 #include <cfloat>
 #include <cmath>
 #include <map>
@@ -169,6 +171,32 @@ TEST(InProcessCommunicatorTest, AFailingRankAbortsTheOthers) {
                                 comm.allreduce_sum(t);  // would wait forever for rank 1
                               }),
                InputError);
+}
+
+// Virtual workers run a step's combine on the same threads every step (a new thread per step made
+// LibTorch rebuild its global thread pool each time); a failing step leaves the ranks usable.
+TEST(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailedRun) {
+  InProcessRanks ranks(3);
+  std::vector<std::thread::id> first(3), later(3);
+  ranks.run([&](Communicator& comm) { first[static_cast<size_t>(comm.rank())] = std::this_thread::get_id(); });
+  EXPECT_EQ(first[0], std::this_thread::get_id());  // rank 0 is the caller
+  EXPECT_NE(first[1], first[2]);
+  EXPECT_THROW(ranks.run([](Communicator& comm) {
+                 if (comm.rank() == 2) throw InputError("rank 2 failed");
+                 at::Tensor t = at::ones({4});
+                 comm.allreduce_sum(t);
+               }),
+               InputError);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<at::Tensor> buffers;
+    for (int r = 0; r < 3; ++r) buffers.push_back(at::full({5}, static_cast<float>(r + round)));
+    ranks.run([&](Communicator& comm) {
+      later[static_cast<size_t>(comm.rank())] = std::this_thread::get_id();
+      comm.allreduce_sum(buffers[static_cast<size_t>(comm.rank())]);
+    });
+    for (const auto& b : buffers) ASSERT_TRUE(at::equal(b, at::full({5}, static_cast<float>(3 + 3 * round))));
+  }
+  EXPECT_EQ(first, later);
 }
 
 TEST(DistEnvironmentTest, ReadsTorchrunOpenMpiAndSlurmConventions) {

@@ -270,3 +270,29 @@ TEST_F(CliTest, DefaultThreadsAreTheMachinesCpusSharedByTheLocalRanks) {
 
 
 }  // namespace
+
+// --clock cpu: the run's submission time is this process's CPU time, recorded in meta_data_0.json
+// and trial.json; `pacer score` refuses to rank it beside wall-clock runs, and takes it alone.
+TEST_F(CliTest, CpuClockIsRecordedAndNeverRankedBesideTheWallClock) {
+  const std::string common = "run -w synthetic_regression -a nadamw --seed 3 --set learning_rate=0.01 "
+                             "--max-steps 20 --eval-every 10 --device cpu --threads 1 -q --out ";
+  const std::string wall = dir_ + "/clocks/wall", cpu = dir_ + "/clocks/cpu";
+  CliResult r = pacer(common + "'" + wall + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(wall + "/meta_data_0.json")).at("submission_clock"), "wall");
+  r = pacer(common + "'" + cpu + "' --clock cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(cpu + "/meta_data_0.json")).at("submission_clock"), "cpu");
+  EXPECT_EQ(nlohmann::json::parse(read_file(cpu + "/trial.json")).at("clock"), "cpu");
+
+  r = pacer("score '" + wall + "' '" + cpu + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_CONTAINS(r.err, "different clocks");
+  EXPECT_CONTAINS(r.err, "cpu clock: " + cpu);
+  r = pacer("score '" + cpu + "' --out '" + dir_ + "/clocks/board'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "cpu clock");
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir_ + "/clocks/board/scores.json")).at("clock"), "cpu");
+
+  expect_input_error(common + "'" + dir_ + "/clocks/bad' --clock gpu", {"--clock", "gpu"});
+}

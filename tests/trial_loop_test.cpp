@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
+#include <chrono>
+#include <thread>
 
 #include <atomic>
 #include <cmath>
@@ -12,6 +14,7 @@
 
 #include "algorithms/gradient_computer.h"
 #include "algorithms/registry.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "dist/in_process_communicator.h"
 #include "models/mlp.h"
@@ -131,6 +134,41 @@ TEST(TrialSpecJson, StoredSettingsReadBackToTheSameText) {
   EXPECT_EQ(scale.eval_splits, std::vector<EvalSplit>{EvalSplit::validation});
   EXPECT_THROW(TrialSpec::from_json(R"({"device":"auto"})"), Error);
   EXPECT_THROW(TrialSpec::from_json("not json"), Error);
+}
+
+// The clock is part of what a trial measures (a study's identity), written only when it is not
+// the wall clock so that every study stored before the option keeps its identity.
+TEST(TrialSpecJson, TheClockIsStoredOnlyWhenItIsNotTheWallClock) {
+  TrialSpec spec;
+  EXPECT_EQ(spec.to_json().find("clock"), std::string::npos);
+  spec.clock = ClockKind::cpu;
+  const std::string stored = spec.to_json();
+  EXPECT_NE(stored.find(R"("clock":"cpu")"), std::string::npos) << stored;
+  EXPECT_EQ(TrialSpec::from_json(stored).clock, ClockKind::cpu);
+  EXPECT_EQ(TrialSpec::from_json(stored).to_json(), stored);
+  std::string unknown = stored;
+  unknown.replace(unknown.find("cpu"), 3, "gpu");
+  EXPECT_THROW(TrialSpec::from_json(unknown), Error);
+}
+
+// The cpu clock counts the CPU time this process uses: a sleep adds (almost) nothing, work adds
+// about its duration (one thread: never more than the wall time it took).
+TEST(SubmissionClock, TheCpuClockCountsWorkNotWaiting) {
+  EXPECT_EQ(parse_clock_kind("cpu"), ClockKind::cpu);
+  EXPECT_EQ(to_string(parse_clock_kind("wall")), "wall");
+  EXPECT_THROW(parse_clock_kind("gpu"), InputError);
+  auto cpu = make_clock(ClockKind::cpu);
+  auto wall = make_clock(ClockKind::wall);
+  double c0 = cpu->now(), w0 = wall->now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LT(cpu->now() - c0, 0.1);
+  EXPECT_GE(wall->now() - w0, 0.3);
+  c0 = cpu->now(), w0 = wall->now();
+  volatile double sink = 0.0;
+  while (cpu->now() - c0 < 0.05) sink = sink + 1.0;
+  const double worked = cpu->now() - c0;
+  EXPECT_GE(worked, 0.05);
+  EXPECT_LE(worked, wall->now() - w0 + 0.01);
 }
 
 TEST(TrialSpecJson, ValidateNamesTheBadField) {

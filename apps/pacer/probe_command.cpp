@@ -7,6 +7,7 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "trial_spec_options.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "probe/memory_meter.h"
@@ -19,6 +20,7 @@ namespace {
 
 struct ProbeArgs {
   std::string workload, algorithm, out = "runs/probe", hparams_file, device = "auto", data_dir, memory_limit;
+  std::string clock = "wall";
   std::vector<std::string> assignments, workload_options;
   bool stability = false, no_clipping = false, quiet = false;
   int threads = 0;
@@ -56,6 +58,7 @@ Action add_probe_command(CLI::App& app) {
                  "Measured steps per batch size (default 20), or with --stability steps per run (default 200)")
       ->check(CLI::PositiveNumber);
   app.add_flag("-q,--quiet", a->quiet, "Only the table and the verdict");
+  add_clock_option(app, a->clock);
   auto* batch = app.add_option_group("batch-size probe");
   batch->add_option("--min-batch-size", a->min_batch_size, "Smallest batch size (then x2)")->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -123,6 +126,7 @@ Action add_probe_command(CLI::App& app) {
     o.max_seconds = a->seconds;
     if (!a->memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a->memory_limit);
     o.device = a->device, o.data_dir = a->data_dir, o.seed = a->seed;
+    o.clock = parse_clock_option(a->clock);
     o.hparams = hparams;
     o.workload_options = workload_options;
     o.progress = &progress;

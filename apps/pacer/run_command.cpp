@@ -157,9 +157,10 @@ Action add_run_command(CLI::App& app) {
       std::printf("best validation:     %.4f at step %lld\n", *r.best_validation,
                   static_cast<long long>(r.best_validation_step));
     }
-    std::printf("steps:               %lld in %.2f s of submission time (budget %.0f s), %.2f s of evals\n",
-                static_cast<long long>(r.steps), r.accumulated_submission_time, r.time_budget,
-                r.accumulated_eval_time);
+    // %g: a 10.5 s budget is not "10 s"; the clock only when it is not the usual wall clock.
+    std::printf("steps:               %lld in %.2f s of submission time%s (budget %g s), %.2f s of evals\n",
+                static_cast<long long>(r.steps), r.accumulated_submission_time,
+                r.clock == "wall" ? "" : (" (" + r.clock + " clock)").c_str(), r.time_budget, r.accumulated_eval_time);
     if (a->trial->spec.noise_scale_shards > 0 && !r.evals.empty()) {
       const auto& m = r.evals.back().metrics;
       if (auto it = m.find("train/noise_scale"); it != m.end()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "trial_spec_options.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -55,7 +56,7 @@ StepTiming time_best_point(const StudyStore& store, const std::vector<StudyRecor
 
 struct TargetsArgs {
   std::string workload, store = "runs/targets.db", out, algorithms = "adamw,nadamw,momentum,nesterov";
-  std::string device = "auto", data_dir;
+  std::string device = "auto", data_dir, clock = "wall";
   TargetSettingOptions options;
   int threads = 0;
   bool quiet = false;
@@ -104,9 +105,11 @@ Action add_targets_command(CLI::App& app) {
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--data-dir", a->data_dir, "The workload's data folder");
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  add_clock_option(app, a->clock);
   app.add_flag("-q,--quiet", a->quiet, "Only the summary");
   return [a]() -> int {
     a->options.workload = a->workload;
+    a->options.trial.clock = parse_clock_option(a->clock);
     a->options.algorithms = split_list(a->algorithms);
     a->options.trial.device = a->device;
     a->options.trial.data_dir = a->data_dir;

@@ -10,6 +10,7 @@ TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
   TrialSpec s = spec;
   if (!budget_multiplier_given) s.budget_multiplier = default_budget_multiplier;
   s.stop_at_targets = !ignore_targets;
+  s.clock = parse_clock_option(clock);
   s.workload_options = parse_workload_options(workload_options);
   s.eval_splits.clear();
   for (const auto& name : eval_splits) {
@@ -65,8 +66,25 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
                  "AlgoPerf). Fewer splits make evals cheaper; test time to target needs test")
       ->delimiter(',')
       ->type_name("SPLITS");
+  add_clock_option(app, o->clock);
   app.add_flag("--ignore-targets", o->ignore_targets,
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
+}
+
+void add_clock_option(CLI::App& app, std::string& clock) {
+  app.add_option("--clock", clock,
+                 "What submission time is measured by: wall (elapsed time, as AlgoPerf) or cpu (this process's CPU "
+                 "time, which other jobs on the machine barely bend; compare runs with equal --threads)")
+      ->capture_default_str()
+      ->type_name("wall|cpu");
+}
+
+ClockKind parse_clock_option(const std::string& text) {
+  try {
+    return parse_clock_kind(text);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--clock: ") + e.what());
+  }
 }
 
 std::pair<int64_t, double> parse_checkpoint_every(const std::string& text) {

@@ -1,7 +1,7 @@
 #pragma once
 // The options of `pacer run` and `pacer tune` that say what a trial measures, bound straight to a
 // TrialSpec (no copies field by field): --device, --data-dir, --eval-every, --max-steps,
-// --batch-size, --budget, --budget-multiplier, --ignore-targets, --eval-splits.
+// --batch-size, --budget, --budget-multiplier, --ignore-targets, --eval-splits, --clock.
 //
 //   auto trial = std::make_shared<TrialSpecOptions>();
 //   add_trial_spec_options(app, trial);
@@ -23,6 +23,7 @@ struct TrialSpecOptions {
   bool ignore_targets = false;
   std::vector<std::string> workload_options;  // --workload-option NAME=VALUE
   std::vector<std::string> eval_splits;       // --eval-splits train,validation,test
+  std::string clock = "wall";                 // --clock wall|cpu
 
   // The spec, with the budget multiplier's default (it depends on the ruleset) and stop_at_targets
   // filled in; InputError naming a bad field.
@@ -30,6 +31,11 @@ struct TrialSpecOptions {
 };
 
 void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOptions>& options);
+
+// --clock wall|cpu, for the commands that time trials without the other trial options (targets,
+// probe); parse_clock_option: InputError naming --clock.
+void add_clock_option(CLI::App& app, std::string& clock);
+ClockKind parse_clock_option(const std::string& text);
 
 // --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Returns
 // (steps, seconds), one of them 0. InputError naming the option otherwise.

@@ -3,8 +3,8 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
+#include <algorithm>
 #include <exception>
-#include <thread>
 
 #include "core/error.h"
 
@@ -88,27 +88,69 @@ void InProcessCommunicator::barrier() {
   group_->arrive_and_wait(lock);
 }
 
-void run_in_process(int size, const std::function<void(Communicator&)>& body) {
-  auto group = std::make_shared<InProcessGroup>(size);
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
-  auto run_rank = [&](int rank) {
-    try {
-      at::NoGradGuard no_grad;  // grad mode is per thread
-      InProcessCommunicator comm(group, rank);
-      body(comm);
-    } catch (...) {
-      errors[static_cast<size_t>(rank)] = std::current_exception();
-      group->abort();
+InProcessRanks::InProcessRanks(int size) : size_(size), errors_(static_cast<size_t>(std::max(size, 1))) {
+  if (size < 1) throw InputError("in-process ranks: need at least one rank");
+  threads_.reserve(static_cast<size_t>(size - 1));
+  for (int r = 1; r < size; ++r) threads_.emplace_back([this, r] { serve(r); });
+}
+
+InProcessRanks::~InProcessRanks() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void InProcessRanks::run_rank(int rank) {
+  try {
+    at::NoGradGuard no_grad;  // grad mode is per thread
+    InProcessCommunicator comm(group_, rank);
+    (*body_)(comm);
+  } catch (...) {
+    errors_[static_cast<size_t>(rank)] = std::current_exception();
+    group_->abort();
+  }
+}
+
+void InProcessRanks::serve(int rank) {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || round_ != seen; });
+      if (stopping_) return;
+      seen = round_;
     }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(size - 1));
-  for (int r = 1; r < size; ++r) threads.emplace_back(run_rank, r);
+    run_rank(rank);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++finished_;
+    }
+    done_.notify_one();
+  }
+}
+
+void InProcessRanks::run(const std::function<void(Communicator&)>& body) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    group_ = std::make_shared<InProcessGroup>(size_);
+    body_ = &body;
+    finished_ = 0;
+    for (auto& e : errors_) e = nullptr;
+    ++round_;
+  }
+  wake_.notify_all();
   run_rank(0);  // rank 0 on the caller's thread
-  for (auto& t : threads) t.join();
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return finished_ == size_ - 1; });
+    body_ = nullptr;
+  }
   // The first error that is not just the abort it caused in the other ranks.
   std::exception_ptr first;
-  for (const auto& e : errors) {
+  for (const auto& e : errors_) {
     if (!e) continue;
     if (!first) first = e;
     try {
@@ -125,5 +167,7 @@ void run_in_process(int size, const std::function<void(Communicator&)>& body) {
   }
   if (first) std::rethrow_exception(first);
 }
+
+void run_in_process(int size, const std::function<void(Communicator&)>& body) { InProcessRanks(size).run(body); }
 
 }  // namespace pacer

@@ -7,6 +7,9 @@
 //   pacer::run_in_process(4, [&](pacer::Communicator& comm) {
 //     comm.allreduce_sum(buffers[comm.rank()]);
 //   });
+//
+//   pacer::InProcessRanks ranks(4);  // a loop: the same threads for every call
+//   for (int step = 0; step < 1000; ++step) ranks.run([&](pacer::Communicator& comm) { ... });
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -14,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -59,6 +63,37 @@ class InProcessCommunicator : public Communicator {
  private:
   std::shared_ptr<InProcessGroup> group_;
   int rank_;
+};
+
+// `size` ranks on threads that live as long as this object: rank 0 is the caller's thread, the
+// others wait for work. Each run() is a fresh group. Threads are kept rather than started per call
+// because LibTorch re-creates its global thread pool (caffe2's pthreadpool) the first time each
+// new thread runs a parallel kernel: with more than one intra-op thread, a new thread per step cost
+// virtual workers 20x their step time.
+class InProcessRanks {
+ public:
+  explicit InProcessRanks(int size);
+  ~InProcessRanks();  // joins the threads
+  InProcessRanks(const InProcessRanks&) = delete;
+  InProcessRanks& operator=(const InProcessRanks&) = delete;
+  int size() const { return size_; }
+  // Runs `body` on every rank and rethrows the first error (not the aborts it caused elsewhere).
+  void run(const std::function<void(Communicator&)>& body);
+
+ private:
+  void serve(int rank);
+  void run_rank(int rank);
+
+  const int size_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(Communicator&)>* body_ = nullptr;
+  std::shared_ptr<InProcessGroup> group_;
+  uint64_t round_ = 0;
+  int finished_ = 0;
+  bool stopping_ = false;
+  std::vector<std::exception_ptr> errors_;
+  std::vector<std::thread> threads_;
 };
 
 // Runs `body` on `size` threads, one per rank of a fresh group, and rethrows the first error.

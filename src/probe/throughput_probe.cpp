@@ -3,12 +3,12 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/seed.h"
 #include "data/batch_stream.h"
@@ -20,9 +20,6 @@
 namespace pacer {
 namespace {
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -33,6 +30,8 @@ double median(std::vector<double> v) {
 // Short training at one batch size; the measurement or why it does not fit.
 BatchSizeMeasurement measure_batch_size(Workload& workload, const std::string& algorithm_name, int64_t batch_size,
                                         const c10::Device& device, const ThroughputProbeOptions& o) {
+  const std::unique_ptr<Clock> clock = make_clock(o.clock);
+  auto now_seconds = [&] { return clock->now(); };
   BatchSizeMeasurement m;
   m.batch_size = batch_size;
   const int64_t train_size = workload.dataset(EvalSplit::train).size();
@@ -140,6 +139,7 @@ ThroughputProbeReport run_throughput_probe(const std::string& workload_name, con
   ThroughputProbeReport report;
   report.workload = workload_name;
   report.algorithm = algorithm_name;
+  report.clock = to_string(options.clock);
   report.device = device.str();
   report.threads = num_threads();
   report.train_examples = workload->dataset(EvalSplit::train).size();
@@ -174,6 +174,7 @@ std::string ThroughputProbeReport::to_json() const {
   j["algorithm"] = algorithm;
   j["device"] = device;
   j["threads"] = threads;
+  j["clock"] = clock;
   j["train_examples"] = train_examples;
   j["baseline_memory_bytes"] = baseline_memory_bytes ? nlohmann::ordered_json(*baseline_memory_bytes) : nlohmann::ordered_json();
   auto& ms = j["measurements"] = nlohmann::ordered_json::array();

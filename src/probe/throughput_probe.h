@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/hyperparameters.h"
 #include "core/progress.h"
 #include "probe/throughput_verdict.h"
@@ -34,11 +35,13 @@ struct ThroughputProbeOptions {
   uint64_t seed = 0;
   Hyperparameters hparams;           // the algorithm's point (defaults filled in)
   WorkloadOptions workload_options;
+  ClockKind clock = ClockKind::wall; // what step times are measured by
   Progress* progress = nullptr;
 };
 
 struct ThroughputProbeReport {
   std::string workload, algorithm, device;
+  std::string clock = "wall";
   int threads = 0;
   int64_t train_examples = 0;
   std::optional<int64_t> baseline_memory_bytes;  // RSS with the data loaded, before any model

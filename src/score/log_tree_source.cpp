@@ -22,7 +22,15 @@ bool numbered(const std::string& name, const std::string& prefix, int& value) {
   return true;
 }
 
-std::string workload_from_meta(const fs::path& folder) {
+// What a trial folder's meta_data_*.json files say (the first that names it): its workload, and
+// the clock its times were measured by (Pacer's key; the reference logs are wall clock).
+struct TrialMeta {
+  std::string workload, clock = "wall";
+};
+
+// `needed`: the workload must come from here, so a malformed file is an error; otherwise (the
+// folder names the workload) it is passed over, as before the clock was read.
+TrialMeta read_meta(const fs::path& folder, bool needed) {
   std::vector<fs::path> metas;
   for (const auto& entry : fs::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
@@ -30,16 +38,32 @@ std::string workload_from_meta(const fs::path& folder) {
   }
   std::sort(metas.begin(), metas.end());
   for (const auto& meta : metas) {
+    std::string bad_clock;
     try {
       const std::string text = read_text_file(meta.string());
       check_json_input(text, meta.string());
       const auto j = nlohmann::json::parse(text);
-      if (j.contains("workload.name") && j["workload.name"].is_string()) return j["workload.name"];
+      if (!j.is_object()) continue;
+      TrialMeta m;
+      if (j.contains("submission_clock") && j["submission_clock"].is_string()) {
+        m.clock = j["submission_clock"].get<std::string>();
+        if (m.clock != "wall" && m.clock != "cpu") bad_clock = m.clock;
+      }
+      if (bad_clock.empty() && j.contains("workload.name") && j["workload.name"].is_string()) {
+        m.workload = j["workload.name"].get<std::string>();
+        return m;
+      }
     } catch (const nlohmann::json::exception& e) {
-      throw InputError(meta.string() + ": not valid JSON: " + e.what());
+      if (needed) throw InputError(meta.string() + ": not valid JSON: " + e.what());
+    } catch (const InputError&) {
+      if (needed) throw;
+    }
+    // Pacer's own key with a value it never writes: its times cannot be compared with anything.
+    if (!bad_clock.empty()) {
+      throw InputError(meta.string() + ": submission_clock '" + bad_clock + "' is neither wall nor cpu");
     }
   }
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -93,7 +117,9 @@ std::vector<TrialLog> LogTreeSource::trials() const {
         else if (numbered(p, "trial_", k)) t.trial = k;
         else if (std::string w = strip_framework(p); !w.empty()) t.workload = w;
       }
-      if (t.workload.empty()) t.workload = workload_from_meta(file.parent_path());
+      const TrialMeta meta = read_meta(file.parent_path(), t.workload.empty());
+      t.clock = meta.clock;
+      if (t.workload.empty()) t.workload = meta.workload;
       if (t.workload.empty()) {
         no_workload.push_back(t.source);
         continue;

@@ -31,7 +31,7 @@ std::string leaderboard_text(const ScoreResult& r) {
   std::ostringstream out;
   out << "rules: " << r.rules.describe() << (r.self_tuning ? ", self-tuning" : ", external tuning") << "\n";
   out << "time: " << (r.time_axis == TimeAxis::seconds ? "seconds (score column)" : "steps (global_step column)")
-      << "; scored workloads (" << r.base_workloads.size() << "):";
+      << ", " << r.clock << " clock; scored workloads (" << r.base_workloads.size() << "):";
   for (const auto& w : r.base_workloads) out << " " << w;
   out << "\n\n";
 
@@ -108,6 +108,7 @@ nlohmann::json scores_json(const ScoreResult& r) {
                 {"self_tuning_multiplier", r.rules.self_tuning_multiplier}};
   j["self_tuning"] = r.self_tuning;
   j["time_axis"] = r.time_axis == TimeAxis::seconds ? "seconds" : "steps";
+  j["clock"] = r.clock;
   j["time_column"] = time_column(r.time_axis);
   j["reference"] = r.reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reference);
   j["base_workloads"] = r.base_workloads;

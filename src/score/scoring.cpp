@@ -111,6 +111,18 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
                               " (the reference scorer skips them too)");
   }
 
+  // One clock for every trial: a second of CPU time and a second of wall time are not the same
+  // measure (with several threads, or under load, they differ by factors).
+  std::map<std::string, const TrialLog*> clocks;
+  for (const auto& t : trials) clocks.emplace(t.clock, &t);
+  if (clocks.size() > 1) {
+    std::string which;
+    for (const auto& [clock, t] : clocks) which += (which.empty() ? "" : "; ") + clock + " clock: " + t->source;
+    throw InputError("these runs were timed by different clocks, which cannot be ranked together (" + which +
+                     "); score each clock's runs separately, or re-run them with one --clock");
+  }
+  if (!clocks.empty()) result.clock = clocks.begin()->first;
+
   // Columns: every workload seen, plus (held-out rules) the base of every variant seen.
   std::set<std::string> names;
   for (const auto& t : trials) names.insert(t.workload);

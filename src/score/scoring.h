@@ -60,6 +60,7 @@ struct SubmissionScore {
 struct ScoreResult {
   RulesPreset rules;
   TimeAxis time_axis = TimeAxis::seconds;
+  std::string clock = "wall";  // what every scored trial's submission time was measured by
   bool self_tuning = false;
   std::string reference;
   std::vector<ScoringTarget> workloads;     // every column, sorted; budget_sec already multiplied

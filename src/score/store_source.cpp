@@ -13,6 +13,21 @@
 #include "store/study_store.h"
 
 namespace pacer {
+namespace {
+
+// The clock a study's trials were timed by: its stored trial settings' "clock" (written only
+// when not the wall clock, so studies from before the option read as wall).
+std::string clock_of(const std::string& trial_options, const std::string& where) {
+  check_json_input(trial_options, where);
+  const auto j = nlohmann::json::parse(trial_options, nullptr, false);
+  if (!j.is_object() || !j.contains("clock")) return "wall";
+  if (!j["clock"].is_string() || (j["clock"] != "wall" && j["clock"] != "cpu")) {
+    throw InputError(where + ": stored clock " + j["clock"].dump() + " is neither wall nor cpu");
+  }
+  return j["clock"].get<std::string>();
+}
+
+}  // namespace
 
 bool StoreSource::is_store_file(const std::string& path) {
   if (is_postgres_uri(path)) return true;
@@ -46,6 +61,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
       if (std::find(submissions_.begin(), submissions_.end(), study.experiment) == submissions_.end()) {
         submissions_.push_back(study.experiment);
       }
+      const std::string clock = clock_of(study.trial_options, path + ": " + study.name());
       for (const auto& trial : store.trials(study.id)) {
         if (!is_terminal(trial.status)) continue;
         TrialLog log;
@@ -54,6 +70,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
         log.study = study.study_index;
         log.trial = static_cast<int>(trial.index);
         log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
+        log.clock = clock;
         const auto evals = store.evals(trial.id, trial.attempts);
         log.rows = evals.size();
         auto& columns = log.columns;

@@ -17,6 +17,9 @@ struct TrialLog {
   int study = 0;
   int trial = 0;
   std::string source;      // the file it came from, for messages
+  // What its submission times were measured by: "wall" (AlgoPerf's; logs that do not say) or
+  // "cpu" (pacer --clock cpu). Scoring never mixes the two.
+  std::string clock = "wall";
   size_t rows = 0;         // evals logged
   // Every column by name; empty cells and "nan" are NaN.
   std::map<std::string, std::vector<double>> columns;

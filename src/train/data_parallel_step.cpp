@@ -20,6 +20,7 @@ DataParallelStep::DataParallelStep(std::shared_ptr<const DataParallelPlan> plan,
   }
   for (const auto& slice : flat_.slices()) numels_.push_back(slice.numel);
   for (int w = 0; w < k && k > 1; ++w) worker_buffers_.push_back(at::empty_like(flat_.grads()));
+  if (k > 1) ranks_ = std::make_unique<InProcessRanks>(k);
   if (!plan_->communicator) solo_ = std::make_unique<InProcessCommunicator>(std::make_shared<InProcessGroup>(1), 0);
 }
 
@@ -74,7 +75,7 @@ at::Tensor DataParallelStep::backward(const Workload& workload, Network& network
     worker_buffers_[static_cast<size_t>(k)].copy_(flat_.grads());
   }
   at::NoGradGuard no_grad;
-  run_in_process(k_workers, [&](Communicator& comm) {
+  ranks_->run([&](Communicator& comm) {
     plan_->combiner->combine(comm, worker_buffers_[static_cast<size_t>(comm.rank())], numels_);
   });
   flat_.grads().copy_(worker_buffers_[0]);
@@ -118,7 +119,7 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
     at::sub_out(worker_buffers_[static_cast<size_t>(k)], flat_.values(), before);
   }
   at::NoGradGuard no_grad;
-  run_in_process(k_workers, [&](Communicator& comm) {
+  ranks_->run([&](Communicator& comm) {
     plan_->combiner->combine(comm, worker_buffers_[static_cast<size_t>(comm.rank())], numels_);
   });
   flat_.values().copy_(before.add_(worker_buffers_[0]));

@@ -17,6 +17,7 @@
 #include "algorithms/gradient_computer.h"
 #include "algorithms/training_algorithm.h"
 #include "dist/data_parallel_plan.h"
+#include "dist/in_process_communicator.h"
 #include "models/flat_parameters.h"
 
 namespace pacer {
@@ -46,6 +47,7 @@ class DataParallelStep : public GradientComputer {
   FlatParameters flat_;                     // the algorithm's flat buffers, adopted
   std::vector<int64_t> numels_;             // the parameter tensors' sizes, in flat order
   std::vector<at::Tensor> worker_buffers_;  // virtual workers: one flat buffer each
+  std::unique_ptr<InProcessRanks> ranks_;   // virtual workers: their threads, kept for every step
   std::unique_ptr<Communicator> solo_;      // one process, one worker: combining is the identity
   uint64_t dropout_base_ = 0;               // this step's
   int backward_calls_ = 0;

@@ -31,6 +31,7 @@ struct TrialStart {
   std::optional<Hyperparameters> hparams; // none under self-tuning
   int64_t preemption_count = 0;           // > 0: resumed from a checkpoint this many times
   std::vector<EvalRecord> earlier_evals;  // resumed: the evals logged before the checkpoint
+  std::string clock = "wall";             // what submission time is measured by (wall, cpu)
 };
 
 struct EvalReport {

@@ -62,6 +62,7 @@ std::string TrialResult::to_json() const {
   j["seed"] = std::to_string(seed);  // 64-bit: a string, exact in every JSON reader (2^53 limits doubles)
   j["batch_size"] = batch_size;
   j["time_budget"] = time_budget;
+  j["clock"] = clock;
   j["time_to_target"] = opt(time_to_target);
   j["steps_to_target"] = opt(steps_to_target);
   j["eval_index_to_target"] = opt(eval_index_to_target);

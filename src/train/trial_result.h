@@ -30,6 +30,7 @@ struct TrialResult {
   uint64_t seed = 0;
   int64_t batch_size = 0;
   double time_budget = 0.0;
+  std::string clock = "wall";  // what submission time is measured by (wall, cpu)
   int64_t steps = 0;
   double accumulated_submission_time = 0.0;
   double accumulated_eval_time = 0.0;

@@ -58,7 +58,8 @@ class TrialLoop {
   TrialLoop(Workload& workload, TrainingAlgorithm& algorithm, const std::optional<Hyperparameters>& hparams,
             const TrialOptions& options)
       : workload_(workload), algorithm_(algorithm), hparams_(hparams), options_(options),
-        clock_(options.clock ? *options.clock : steady_), spec_(workload.spec()),
+        own_clock_(options.clock ? nullptr : make_clock(options.spec.clock)),
+        clock_(options.clock ? *options.clock : *own_clock_), spec_(workload.spec()),
         device_(resolve_device(options.spec.device)) {}
 
   TrialResult run();
@@ -89,7 +90,7 @@ class TrialLoop {
   TrainingAlgorithm& algorithm_;
   const std::optional<Hyperparameters>& hparams_;
   const TrialOptions& options_;
-  SteadyClock steady_;
+  std::unique_ptr<Clock> own_clock_;  // the spec's clock, unless the caller gives one
   Clock& clock_;
   const WorkloadSpec& spec_;
   const c10::Device device_;
@@ -131,6 +132,7 @@ void TrialLoop::set_up() {
   result_.workload = spec_.name;
   result_.algorithm = algorithm_.name();
   result_.seed = options_.seed;
+  result_.clock = to_string(options_.spec.clock);
   result_.batch_size = spec.batch_size ? *spec.batch_size : algorithm_.batch_size(spec_);
   result_.time_budget = spec.resolved_time_budget(spec_);
   if (result_.batch_size <= 0) throw InputError("batch size must be positive");
@@ -163,7 +165,8 @@ void TrialLoop::set_up() {
   sync_->verify_identical_parameters(*network_);
   if (options_.resume && checkpoint_exists(checkpoint_dir_)) restore_checkpoint();
   TrialStart start{spec_, algorithm_.name(), options_.seed, device_.str(), num_threads(), result_.batch_size,
-                   result_.time_budget, spec.describe_eval_cadence(spec_), resolved_, preemption_count_, state_.evals};
+                   result_.time_budget, spec.describe_eval_cadence(spec_), resolved_, preemption_count_, state_.evals,
+                   to_string(spec.clock)};
   notify([&](TrialObserver& o) { o.on_start(start); });
   if (plan_) notify([&](TrialObserver& o) { o.on_message("data parallel: " + plan_->describe()); });
   if (restored_) {

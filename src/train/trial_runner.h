@@ -42,7 +42,7 @@ struct TrialOptions {
   uint64_t seed = 0;
   std::string out_dir;           // non-empty: the AlgoPerf log files (rank 0 only)
   int64_t prefetch = 2;          // batches gathered ahead on a background thread
-  Clock* clock = nullptr;        // default: a steady clock
+  Clock* clock = nullptr;        // default: the spec's clock (wall: a steady clock)
   Progress* progress = nullptr;  // default: none
   // Set (e.g. by a Ctrl-C handler) to stop after the current step: the result has stop reason
   // "interrupted" and status failed.

@@ -58,6 +58,7 @@ std::string TrialSpec::to_json() const {
     for (EvalSplit split : eval_splits) splits.push_back(to_string(split));
   }
   if (!workload_options.empty()) j["workload_options"] = workload_options;
+  if (clock != ClockKind::wall) j["clock"] = to_string(clock);
   return j.dump();
 }
 
@@ -91,6 +92,7 @@ TrialSpec TrialSpec::from_json(const std::string& text) {
       for (const auto& name : j.at("eval_splits")) s.eval_splits.push_back(parse_eval_split(name.get<std::string>()));
     }
     if (j.contains("workload_options")) s.workload_options = j.at("workload_options").get<WorkloadOptions>();
+    if (j.contains("clock")) s.clock = parse_clock_kind(j.at("clock").get<std::string>());
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("study store: malformed trial settings: ") + e.what());
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "dist/data_parallel_spec.h"
 #include "workloads/workload_options.h"
 #include "workloads/workload_spec.h"
@@ -58,6 +59,9 @@ struct TrialSpec {
   // The workload's model options (workloads/workload_options.h), e.g. {"activation": "tanh"}:
   // the scientific hyperparameter of an incremental tuning round.
   WorkloadOptions workload_options;
+  // What submission time is measured by: the wall clock (AlgoPerf's) or this process's CPU time,
+  // which a second job on the machine barely bends (the board's default).
+  ClockKind clock = ClockKind::wall;
 
   // InputError naming the field for values no trial can run with.
   void validate() const;

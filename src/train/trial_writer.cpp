@@ -80,6 +80,9 @@ void TrialWriter::write_metadata(const TrialStart& m) const {
   j["eval_schedule"] = m.eval_cadence;
   j["device"] = m.device;
   j["num_threads"] = m.threads;
+  // Pacer's own key: what `score` (accumulated submission time) was measured by. Logs without it
+  // (the reference's) are wall clock.
+  j["submission_clock"] = m.clock;
   j["hostname"] = host_name();
   j["cpu_model_name"] = cpu_model();
   j["framework"] = "libtorch";

@@ -1,0 +1,1 @@
+// The one source of a precompiled-header donor target (cmake/PacerPch.cmake).
