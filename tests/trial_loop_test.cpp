@@ -111,9 +111,11 @@ TEST(StopRules, GoalIsStrictAndReadsTheLastEval) {
 TEST(StopReasons, TextRoundTripsAndUnknownTextIsAnInputError) {
   for (StopReason r : {StopReason::targets_reached, StopReason::budget, StopReason::training_complete,
                        StopReason::max_steps, StopReason::goal_reached, StopReason::interrupted,
-                       StopReason::diverged, StopReason::error}) {
+                       StopReason::diverged, StopReason::error, StopReason::race_study_best}) {
     EXPECT_EQ(parse_stop_reason(to_string(r)), r);
   }
+  EXPECT_TRUE(is_race_stop(StopReason::race_study_best));
+  EXPECT_FALSE(is_race_stop(StopReason::budget));
   EXPECT_THROW(parse_stop_reason("finished"), InputError);
 }
 
@@ -169,6 +171,38 @@ TEST(SubmissionClock, TheCpuClockCountsWorkNotWaiting) {
   const double worked = cpu->now() - c0;
   EXPECT_GE(worked, 0.05);
   EXPECT_LE(worked, wall->now() - w0 + 0.01);
+}
+
+// The racing rule fires only once the trial's evals pass the study's best index without any of
+// them (up to that index, within the budget) reaching the target by the scoring rule (<=).
+TEST(StopRules, OutracedOnlyPastTheStudysBestIndexWithoutReaching) {
+  WorkloadSpec spec;
+  spec.target_metric = "loss";
+  spec.higher_is_better = false;
+  spec.validation_target = 0.5;
+  auto bound = std::make_shared<std::atomic<int64_t>>(-1);
+  const auto rule = stop_when_outraced(spec, bound);
+  RunnerState state;
+  state.time_budget = 10.0;
+  auto eval = [&](double loss, double time) {
+    EvalRecord e;
+    e.accumulated_submission_time = time;
+    e.metrics["validation/loss"] = loss;
+    state.evals.push_back(e);
+  };
+  auto fires = [&] { return rule->check(TrialProgress{state}).has_value(); };
+  eval(0.9, 1.0);
+  eval(0.8, 2.0);
+  EXPECT_FALSE(fires());  // no bound yet
+  bound->store(2);
+  EXPECT_FALSE(fires());  // eval index 2 not done yet: it may still reach there
+  eval(0.7, 3.0);
+  EXPECT_TRUE(fires());
+  EXPECT_EQ(*rule->check(TrialProgress{state}), StopReason::race_study_best);
+  state.evals[1].metrics["validation/loss"] = 0.5;  // reached (<=, as scoring) at index 1
+  EXPECT_FALSE(fires());
+  state.evals[1].accumulated_submission_time = 11.0;  // ... but past the budget: does not count
+  EXPECT_TRUE(fires());
 }
 
 TEST(TrialSpecJson, ValidateNamesTheBadField) {

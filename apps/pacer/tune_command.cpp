@@ -42,7 +42,7 @@ struct TuneArgs {
   uint64_t held_out_seed = 0;
   bool held_out_seed_given = false;
   double lease = 60.0, heartbeat = 0.0;
-  bool quiet = false, json = false;
+  bool quiet = false, json = false, no_race = false;
   std::string checkpoint_every;
 };
 
@@ -121,6 +121,9 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(CLI::PositiveNumber);
   app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
       ->group("");  // internal
+  app.add_flag("--no-race", a->no_race,
+               "Run every external-tuning trial to its target or budget (default: stop a trial once it can no "
+               "longer become its study's best; scores and best trials are the same either way)");
   app.add_flag("-q,--quiet", a->quiet, "Only the final summary");
   app.add_flag("--json", a->json, "Final summary as JSON on stdout (as `pacer study show --json`); progress on stderr");
 
@@ -235,6 +238,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     options.label = a->worker_label;
     options.checkpoint_every_steps = checkpoint_steps;
     options.checkpoint_every_sec = checkpoint_sec;
+    options.race = !a->no_race;
 
     WorkerReport report;
     bool workers_failed = false;

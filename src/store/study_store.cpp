@@ -550,6 +550,14 @@ StudyProgress StudyStore::progress(const std::vector<int64_t>& study_ids) const 
   return p;
 }
 
+std::optional<int64_t> StudyStore::best_eval_index_to_target(int64_t study_id) const {
+  auto found = db_->run("SELECT min(eval_index_to_target) FROM trials WHERE study_id = ? AND status IN "
+                        "('complete', 'diverged', 'failed') AND eval_index_to_target IS NOT NULL",
+                        {study_id});
+  if (found.rows.empty()) return std::nullopt;
+  return found.rows[0].optional_int64(0);
+}
+
 StudySnapshot StudyStore::snapshot(int64_t study_id) const {
   StudySnapshot out;
   StoreDatabase& db = *db_;

@@ -162,6 +162,10 @@ class StudyStore {
   // The evals of the trial's latest attempt (or of `attempt`).
   std::vector<StoredEval> evals(int64_t trial_id, std::optional<int> attempt = std::nullopt) const;
   StudyProgress progress(const std::vector<int64_t>& study_ids) const;
+  // The smallest eval index at which a finished trial of the study reached its target (what
+  // picks a study's best trial, before time): the bound a racing trial cannot beat once its own
+  // evals pass it. None while no finished trial has reached.
+  std::optional<int64_t> best_eval_index_to_target(int64_t study_id) const;
 
   // Removes these studies with their trials and evals, in one transaction (all or nothing).
   // InputError, and nothing removed, when one of them has a trial running under a live lease

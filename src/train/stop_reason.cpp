@@ -6,7 +6,7 @@ namespace pacer {
 namespace {
 constexpr StopReason kAll[] = {StopReason::targets_reached, StopReason::budget,      StopReason::training_complete,
                                StopReason::max_steps,       StopReason::goal_reached, StopReason::interrupted,
-                               StopReason::diverged,        StopReason::error};
+                               StopReason::diverged,        StopReason::error,        StopReason::race_study_best};
 }  // namespace
 
 const char* to_string(StopReason reason) {
@@ -19,6 +19,7 @@ const char* to_string(StopReason reason) {
     case StopReason::interrupted: return "interrupted";
     case StopReason::diverged: return "diverged";
     case StopReason::error: return "error";
+    case StopReason::race_study_best: return "race_study_best";
   }
   return "error";
 }

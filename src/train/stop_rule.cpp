@@ -1,5 +1,8 @@
 #include "train/stop_rule.h"
 
+#include <cmath>
+#include <string>
+
 namespace pacer {
 namespace {
 
@@ -47,6 +50,27 @@ std::shared_ptr<const StopRule> stop_at_goal(TrainingGoal goal) {
     const auto& metrics = p.state.evals.back().metrics;
     const auto it = metrics.find(goal.metric);
     return it != metrics.end() && goal.reached_by(it->second);
+  });
+}
+
+std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
+                                                   std::shared_ptr<const std::atomic<int64_t>> best_eval_index) {
+  const std::string key = "validation/" + workload.target_metric;
+  return rule(StopReason::race_study_best, [workload = std::move(workload), best_eval_index, key](const TrialProgress& p) {
+    const int64_t bound = best_eval_index->load();
+    const auto& evals = p.state.evals;
+    if (bound < 0 || static_cast<int64_t>(evals.size()) <= bound) return false;
+    for (int64_t i = 0; i <= bound; ++i) {
+      const EvalRecord& e = evals[static_cast<size_t>(i)];
+      // As compute_targets: an eval past the budget does not count.
+      if (p.state.time_budget > 0 && e.accumulated_submission_time > p.state.time_budget) break;
+      auto v = e.metrics.find(key);
+      if (v != e.metrics.end() && std::isfinite(v->second) &&
+          workload.reached(v->second, workload.validation_target, /*strict=*/false)) {
+        return false;  // reached at or before the best index: it may still be (or tie) the best
+      }
+    }
+    return true;
   });
 }
 

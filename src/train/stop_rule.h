@@ -15,9 +15,12 @@
 #include <optional>
 #include <vector>
 
+#include <atomic>
+
 #include "algorithms/runner_state.h"
 #include "train/stop_reason.h"
 #include "train/trial_spec.h"
+#include "workloads/workload_spec.h"
 
 namespace pacer {
 
@@ -43,6 +46,14 @@ std::shared_ptr<const StopRule> stop_when_training_complete();   // the algorith
 std::shared_ptr<const StopRule> stop_after_steps(int64_t max_steps);
 std::shared_ptr<const StopRule> stop_at_goal(TrainingGoal goal); // the last eval is strictly better
 std::shared_ptr<const StopRule> stop_when_interrupted();
+// Racing, exact on both time axes: a study's best trial is the one that reached the target at
+// the smallest eval index (then the smaller time or step count), so a trial whose evals up to
+// index B (the best index among the study's finished trials, held in `best_eval_index`; -1: none
+// yet; the caller refreshes it) all missed the target can only reach later and never be picked.
+// It stops at its first eval or step past that point (reason race_study_best). "Reached" is the
+// scoring rule (>= / <=, evals within the budget), not the strict in-run check.
+std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
+                                                   std::shared_ptr<const std::atomic<int64_t>> best_eval_index);
 
 // The rules of a trial spec, in the order that decides the reason when several fire at once:
 // targets (unless stop_at_targets is off), budget, training complete, step limit, goal, interrupt.

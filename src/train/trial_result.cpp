@@ -9,6 +9,7 @@ const char* to_string(TrialStatus status) {
   switch (status) {
     case TrialStatus::reached: return "reached";
     case TrialStatus::not_reached: return "not_reached";
+    case TrialStatus::stopped: return "stopped";
     case TrialStatus::diverged: return "diverged";
     case TrialStatus::failed: return "failed";
   }

@@ -17,6 +17,7 @@ namespace pacer {
 enum class TrialStatus {
   reached,      // the validation target was reached within the budget
   not_reached,  // the run ended (budget, step limit, algorithm) without reaching it
+  stopped,      // racing stopped it without reaching: it could no longer change any score
   diverged,     // non-finite loss or parameters before reaching the target
   failed,       // an error stopped the run
 };

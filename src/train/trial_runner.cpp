@@ -444,6 +444,8 @@ TrialResult TrialLoop::finish() {
     result_.status = TrialStatus::reached;
   } else if (result_.stop_reason == StopReason::diverged) {
     result_.status = TrialStatus::diverged;
+  } else if (is_race_stop(result_.stop_reason)) {
+    result_.status = TrialStatus::stopped;
   } else {
     result_.status = TrialStatus::not_reached;
   }

@@ -116,6 +116,7 @@ TrialOutcome outcome_of(const TrialResult& r) {
   switch (r.status) {
     case TrialStatus::reached: o.status = StoredTrialStatus::complete; break;
     case TrialStatus::not_reached: o.status = StoredTrialStatus::complete; break;
+    case TrialStatus::stopped: o.status = StoredTrialStatus::complete; break;
     case TrialStatus::diverged: o.status = StoredTrialStatus::diverged; break;
     case TrialStatus::failed: o.status = StoredTrialStatus::failed; break;
   }
@@ -135,6 +136,11 @@ TrialOutcome outcome_of(const TrialResult& r) {
 
 std::string describe_result(const TrialResult& r) {
   std::ostringstream out;
+  if (is_race_stop(r.stop_reason)) {
+    out << "stopped by racing after " << r.evals.size() << " evals (it can no longer be its study's best), " << r.steps
+        << " steps";
+    return out.str();
+  }
   // A scaling trial stops at its goal, not at the workload's target: say which one it met.
   if (r.stop_reason == StopReason::goal_reached) out << "goal reached at step " << r.steps << "; target ";
   out << to_string(r.status);
@@ -151,16 +157,19 @@ class StoreRecorder : public TrialObserver {
  public:
   using Timed = std::function<void(const std::function<void()>&)>;
   StoreRecorder(StudyStore& store, const TrialRecord& trial, const std::string& owner, Timed timed,
-                int64_t& evals_recorded, std::function<void()> on_lease_lost)
+                int64_t& evals_recorded, std::function<void()> on_lease_lost, std::function<void()> after_eval)
       : store_(store), trial_(trial), owner_(owner), timed_(std::move(timed)), evals_recorded_(evals_recorded),
-        on_lease_lost_(std::move(on_lease_lost)) {}
+        on_lease_lost_(std::move(on_lease_lost)), after_eval_(std::move(after_eval)) {}
 
   // Resumed from a checkpoint: the evals before it belong to this attempt too.
   void on_start(const TrialStart& start) override {
     for (const auto& record : start.earlier_evals) record_eval(record);
   }
 
-  void on_eval(const EvalReport& report) override { record_eval(report.record); }
+  void on_eval(const EvalReport& report) override {
+    record_eval(report.record);
+    if (after_eval_) after_eval_();  // e.g. refresh the racing bound before the stop rules run
+  }
 
  private:
   void record_eval(const EvalRecord& record) {
@@ -186,6 +195,7 @@ class StoreRecorder : public TrialObserver {
   Timed timed_;
   int64_t& evals_recorded_;
   std::function<void()> on_lease_lost_;
+  std::function<void()> after_eval_;
   int64_t eval_index_ = 0;
 };
 
@@ -262,11 +272,27 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     }
     std::atomic<bool> trial_stop{false}, lease_lost{false};
     trial_options.stop_requested = &trial_stop;
+    const std::unique_ptr<Clock> trial_clock = options.make_trial_clock ? options.make_trial_clock() : nullptr;
+    trial_options.clock = trial_clock.get();
+    // Racing: the study's bound, read from the store now and after each of this trial's evals.
+    std::function<void()> refresh_bound;
+    if (options.race && study.ruleset == "external") {
+      auto bound = std::make_shared<std::atomic<int64_t>>(-1);
+      refresh_bound = [&store, &timed, bound, id = study.id] {
+        std::optional<int64_t> best;
+        timed([&] { best = store.best_eval_index_to_target(id); });
+        bound->store(best ? *best : -1);
+      };
+      refresh_bound();
+      trial_options.extra_stop_rules.push_back(stop_when_outraced(workload->spec(), bound));
+    }
     auto recorder = std::make_shared<StoreRecorder>(
-        store, trial, owner, [&](auto&& call) { timed(call); }, report.evals_recorded, [&] {
+        store, trial, owner, [&](auto&& call) { timed(call); }, report.evals_recorded,
+        [&] {
           lease_lost = true;
           trial_stop = true;
-        });
+        },
+        refresh_bound);
     trial_options.observers.push_back(recorder);
     const bool show_trial_progress = options.progress && Progress::auto_detect() == Progress::Mode::terminal;
     trial_options.progress = show_trial_progress ? options.progress : nullptr;
@@ -309,6 +335,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     try {
       timed([&] { store.finish_trial(trial.id, owner, outcome_of(result)); });
       ++report.trials_run;
+      if (is_race_stop(result.stop_reason)) ++report.trials_raced;
       log(study.name() + " trial " + std::to_string(trial.index) + ": " + describe_result(result));
     } catch (const LeaseLost&) {
       ++report.leases_lost;

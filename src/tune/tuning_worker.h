@@ -11,9 +11,12 @@
 //   pacer::WorkerReport report = pacer::run_tuning_worker("runs/tune.db", studies, options);
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/progress.h"
 #include "store/study_store.h"
 
@@ -32,10 +35,18 @@ struct WorkerOptions {
   // resumes from its checkpoint instead of starting over.
   int64_t checkpoint_every_steps = 0;
   double checkpoint_every_sec = 0.0;
+  // Racing (external-tuning studies only): a trial stops once it can no longer become its study's
+  // best (train/stop_rule.h, stop_when_outraced), by the bound the study's finished trials set in
+  // the store, which every worker reads at each eval. Scores and best trials are unchanged.
+  bool race = false;
+  // Tests: the clock each trial is timed by (e.g. one that makes times deterministic); empty:
+  // the trial spec's clock.
+  std::function<std::unique_ptr<Clock>()> make_trial_clock;
 };
 
 struct WorkerReport {
   int64_t trials_run = 0;        // finished by this worker (complete, diverged or failed)
+  int64_t trials_raced = 0;      // of those, stopped by racing
   int64_t leases_lost = 0;       // trials taken over by another worker while this one ran them
   int64_t evals_recorded = 0;
   double trial_seconds = 0.0;    // wall time inside the trial runner
