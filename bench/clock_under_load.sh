@@ -9,7 +9,7 @@
 #
 #   bench/clock_under_load.sh [BUILD_DIR=build] [OUT_DIR=runs/bench-clock]
 #   env: ROUNDS (5, fmnist_mlp), RESNET_ROUNDS (3, fmnist_resnet), LOADS ("alone busy compile"),
-#        WORKLOADS ("fmnist_mlp fmnist_resnet")
+#        WORKLOADS ("fmnist_mlp fmnist_resnet"), SUMMARY_ONLY (0; 1: summarize the runs under OUT_DIR/runs)
 set -euo pipefail
 BUILD_DIR=${1:-build}
 OUT_DIR=${2:-runs/bench-clock}
@@ -67,6 +67,7 @@ run_trial() {  # workload load clock round
 }
 
 for w in $WORKLOADS; do
+  [[ ${SUMMARY_ONLY:-0} == 1 ]] && break
   rounds=$ROUNDS
   [[ $w == fmnist_resnet ]] && rounds=$RESNET_ROUNDS
   for load in $LOADS; do
