@@ -100,6 +100,11 @@ Action add_probe_command(CLI::App& app) {
     set_num_threads(a->threads);
     Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
 
+    const ClockKind clock = parse_clock_option(a->clock);
+    if (a->stability && clock != ClockKind::wall) {
+      // Its runs are measured in steps: a clock there would be accepted and silently unused.
+      throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
+    }
     if (a->stability) {
       StabilityProbeOptions o;
       o.learning_rates = a->learning_rates;
@@ -126,7 +131,7 @@ Action add_probe_command(CLI::App& app) {
     o.max_seconds = a->seconds;
     if (!a->memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a->memory_limit);
     o.device = a->device, o.data_dir = a->data_dir, o.seed = a->seed;
-    o.clock = parse_clock_option(a->clock);
+    o.clock = clock;
     o.hparams = hparams;
     o.workload_options = workload_options;
     o.progress = &progress;
