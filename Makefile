@@ -36,7 +36,8 @@ fuzz:
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	./fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(JOBS)
 
-sanitize: setup
+sanitize:
+	./scripts/setup.sh --fuzz
 	./scripts/sanitize.sh $(JOBS)
 
 check: test fuzz sanitize

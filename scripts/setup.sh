@@ -15,7 +15,7 @@ packages=(
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
 )
 
-# `make fuzz` also needs clang and its libFuzzer runtime: ./scripts/setup.sh --fuzz
+# `make fuzz` and `make sanitize` also need clang (and libFuzzer's runtime): ./scripts/setup.sh --fuzz
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)
 fi

@@ -318,5 +318,131 @@ TEST_F(TuneCliTest, MalformedSearchSpacesExitTwoNamingTheKeyBeforeAnyStoreIsWrit
   EXPECT_FALSE(std::filesystem::exists(store_));
 }
 
+// `pacer board`: a small board (2 algorithms x 1 workload, self + external + one rerun) with
+// trials of ~0.5 s, so that kills and deadlines land inside a trial.
+class BoardCliTest : public TuneCliTest {
+ protected:
+  void SetUp() override {
+    TuneCliTest::SetUp();
+    spaces_ = dir_ + "/spaces";
+    std::filesystem::create_directories(spaces_);
+    std::ofstream(spaces_ + "/sgd.json") << R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}})";
+    std::ofstream(spaces_ + "/momentum.json") << R"({"learning_rate": {"min": 0.01, "max": 0.1, "scaling": "log"}})";
+  }
+  // 2 algorithms x (self 1 + external 2 + rerun 2 trials) x studies = 10 trials per study index.
+  std::string board_args(int studies = 1, const std::string& extra = "", int steps = 6000) const {
+    return "board -a sgd,momentum -w synthetic_regression --spaces '" + spaces_ + "' --studies " +
+           std::to_string(studies) + " --trials 2 --reruns 1 --workers 1 --max-steps " + std::to_string(steps) +
+           " --eval-every 1000 " +
+           "--ignore-targets --budget 1000 --lease 3 --store '" + store_ + "' --out '" + dir_ + "/board' " + extra;
+  }
+  std::string spaces_;
+};
+
+TEST_F(BoardCliTest, RunsEveryPartInOrderAndWritesEachPartsLeaderboards) {
+  auto r = pacer(board_args(2, "-q", 2000));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Snapshot s = snapshot();
+  EXPECT_EQ(s.trials.size(), 20u);
+  EXPECT_EQ(s.complete, 20);
+  // Order: the self-tuning part, then external, then the rerun; in each, study 1 of every
+  // algorithm before any study 2.
+  StudyStoreOptions open;
+  open.create = false;
+  StudyStore store(store_, open);
+  std::map<std::string, std::pair<double, double>> span;  // "<part>/<k>" -> (first start, last start)
+  for (const auto& study : store.studies()) {
+    const std::string part = study.ruleset == "self" ? "0self"
+                             : study.experiment.find("@rerun1") != std::string::npos ? "2rerun1" : "1external";
+    for (const auto& t : store.trials(study.id)) {
+      auto [it, fresh] = span.emplace(part + "/" + std::to_string(study.study_index),
+                                      std::make_pair(*t.started_at, *t.started_at));
+      it->second.first = std::min(it->second.first, *t.started_at);
+      it->second.second = std::max(it->second.second, *t.started_at);
+    }
+  }
+  ASSERT_EQ(span.size(), 6u);
+  for (auto it = span.begin(); std::next(it) != span.end(); ++it) {
+    EXPECT_LE(it->second.second, std::next(it)->second.first) << it->first << " before " << std::next(it)->first;
+  }
+  for (const char* file : {"/board/board.md", "/board/self/seconds/scores.json", "/board/external/steps/scores.json",
+                           "/board/rerun1/seconds/report.html", "/board/external/seconds/performance_profiles.svg"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir_ + file)) << file;
+  }
+  const std::string md = testing::read_file(dir_ + "/board/board.md");
+  EXPECT_NE(md.find("Trials done: 20 of 20"), std::string::npos) << md;
+  EXPECT_NE(md.find("### rerun1"), std::string::npos) << md;
+  EXPECT_EQ(md.find("@rerun"), std::string::npos) << "a rerun scores under the algorithm's name\n" << md;
+  // The rerun part is its own leaderboard: two submissions, named as the algorithms.
+  const auto scores = nlohmann::json::parse(testing::read_file(dir_ + "/board/rerun1/seconds/scores.json"));
+  EXPECT_EQ(scores["submissions"].size(), 2u) << scores.dump();
+  // Again: nothing left to run, the same outputs.
+  r = pacer(board_args(2, "-q", 2000));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(snapshot().trials.size(), 20u);
+  EXPECT_EQ(testing::read_file(dir_ + "/board/board.md"), md);
+}
+
+TEST_F(BoardCliTest, KillNineMidTrialThenTheSameCommandFinishesEveryTrialOnce) {
+  const pid_t board = start(board_args(), "board");
+  wait_until([](const Snapshot& s) { return s.complete >= 3 && s.running_with_evals >= 1; });
+  ASSERT_EQ(kill(board, SIGKILL), 0);
+  wait_exit(board);
+  const Snapshot killed = snapshot();
+  auto r = pacer(board_args(1, "-q"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Snapshot after = snapshot();
+  EXPECT_EQ(after.complete, 10);
+  int rerun = 0;
+  for (const auto& [id, t] : after.trials) {
+    const auto& old = killed.trials.at(id);
+    if (old.status == StoredTrialStatus::complete) {
+      EXPECT_EQ(t.attempts, 1);
+      EXPECT_TRUE(same_evals(killed.evals.at(id), after.evals.at(id))) << "trial " << id << " changed";
+    }
+    if (old.status == StoredTrialStatus::running) {
+      ++rerun;
+      EXPECT_EQ(t.attempts, 2);
+    }
+  }
+  EXPECT_EQ(rerun, 1);
+}
+
+TEST_F(BoardCliTest, MaxHoursStopsCleanlyAndTheSameCommandContinues) {
+  // 3.6 s: a few of the trials.
+  auto r = pacer(board_args(1, "--max-hours 0.001"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the --max-hours deadline passed"), std::string::npos) << r.err;
+  const Snapshot stopped = snapshot();
+  EXPECT_GE(stopped.complete, 1);
+  EXPECT_LT(stopped.complete, 10);
+  for (const auto& [id, t] : stopped.trials) EXPECT_NE(t.status, StoredTrialStatus::running) << "trial " << id;
+  EXPECT_NE(testing::read_file(dir_ + "/board/board.md").find("Trials done: " + std::to_string(stopped.complete) +
+                                                                " of 10"),
+            std::string::npos);
+  r = pacer(board_args(1, "-q"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Snapshot after = snapshot();
+  EXPECT_EQ(after.complete, 10);
+  for (const auto& [id, t] : after.trials) {
+    if (stopped.trials.at(id).status == StoredTrialStatus::complete) {
+      EXPECT_EQ(t.attempts, 1) << "trial " << id << " ran twice";
+    }
+  }
+}
+
+TEST_F(BoardCliTest, BadInputExitsTwoNamingTheCulpritBeforeAnyStoreIsWritten) {
+  auto r = pacer(board_args(1, "--rulesets external,hyper"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("hyper"), std::string::npos) << r.err;
+  r = pacer("board -a sgd,nesterov -w synthetic_regression --spaces '" + spaces_ + "' --store '" + store_ + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nesterov.json"), std::string::npos) << r.err;
+  r = pacer(board_args(1, "-a sgd"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("listed twice"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(store_));
+}
+
 }  // namespace
 }  // namespace pacer

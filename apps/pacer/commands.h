@@ -13,6 +13,8 @@ Action add_score_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 // tune re-runs itself as worker processes, so it gets the original command line.
 Action add_tune_command(CLI::App& app, int argc, char** argv);
+// board, like tune, re-runs itself as worker processes.
+Action add_board_command(CLI::App& app, int argc, char** argv);
 Action add_study_command(CLI::App& app);
 Action add_scale_command(CLI::App& app);
 Action add_launch_command(CLI::App& app);

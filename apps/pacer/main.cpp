@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   commands.emplace_back(report, pacer::cli::add_report_command(*report));
   auto* tune = app.add_subcommand("tune", "Tuning studies (AlgoPerf external/self-tuning rulesets) in a resumable study store");
   commands.emplace_back(tune, pacer::cli::add_tune_command(*tune, argc, argv));
+  auto* board = app.add_subcommand("board", "A whole benchmark board: algorithms x suite x rulesets (+ reruns) in one store, resumable, scored");
+  commands.emplace_back(board, pacer::cli::add_board_command(*board, argc, argv));
   auto* study = app.add_subcommand("study", "Inspect a study store: pacer study list|show STORE");
   commands.emplace_back(study, pacer::cli::add_study_command(*study));
   auto* scale = app.add_subcommand("scale", "Batch-size scaling study: steps-to-result vs batch size, regimes, critical batch size");

@@ -237,7 +237,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     if (!claimed) {
       StudyProgress progress;
       timed([&] { progress = store.progress(ids); });
-      if (progress.finished()) break;
+      if (progress.finished() || !options.wait_for_others) break;
       // Other workers hold the remaining trials: wait, and take over any whose lease expires.
       for (double waited = 0.0; waited < options.poll_sec && !stopping(); waited += 0.05) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

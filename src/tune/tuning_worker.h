@@ -28,6 +28,9 @@ struct WorkerOptions {
   double lease_sec = 60.0;      // a trial whose worker stops renewing is re-run after this long
   double heartbeat_sec = 10.0;  // renewal period (well under the lease)
   double poll_sec = 2.0;        // wait between looks when other workers hold the last trials
+  // false: return as soon as no trial of the studies can be claimed, leaving the ones other
+  // workers hold to them (a board moves on to its next phase instead of waiting).
+  bool wait_for_others = true;
   const std::atomic<bool>* stop_requested = nullptr;
   Progress* progress = nullptr; // per-trial lines (and the trial's own progress on a terminal)
   std::string label;            // prefix of log lines, e.g. "worker 2"

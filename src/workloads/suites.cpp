@@ -22,6 +22,11 @@ const std::vector<WorkloadSuite>& workload_suites() {
     std::vector<WorkloadSuite> s;
     s.push_back({"small", "every base workload once: the benchmark",
                  names_where(false)});
+    // The leaderboard's suite (docs/leaderboard.md, "The board's suite"): one workload per model
+    // family that a 2-core machine can afford 15 algorithms x 33 trials of; fmnist_cnn (173 s of
+    // the 372 s of budgets) and fmnist_vit (the LM is the suite's transformer) stay in `small`.
+    s.push_back({"board", "the leaderboard's suite: small without fmnist_cnn and fmnist_vit",
+                 {"fmnist_mlp", "fmnist_resnet", "fmnist_recon", "fortunes_lm", "synthetic_regression"}});
     s.push_back({"variants", "every workload variant (held-out candidates)", names_where(true)});
     std::vector<std::string> all;
     for (const auto& spec : workload_specs()) all.push_back(spec.name);

@@ -1,0 +1,92 @@
+#pragma once
+// A board: every algorithm of a list through a workload suite under the benchmark's rulesets,
+// in one study store. Its parts are the self-tuning run (defaults, one trial per study), the
+// external-tuning run (each algorithm's shipped search space) and reruns of the external run with
+// other seeds (the ranking's stability). Parts are separate leaderboards: a rerun's experiments
+// are named "<algorithm>@rerun<k>" so that the store can hold them beside the first run.
+//
+// Planning is idempotent (the same spec finds the same studies), so a board resumes after any
+// stop. The phases order the work so that a partial board is already useful: part by part, and
+// inside a part, study 1 of every algorithm x workload before any study 2.
+//
+//   pacer::BoardSpec spec;
+//   spec.algorithms = {"nadamw", "adamw"};
+//   spec.workloads = pacer::workload_suite("board");
+//   pacer::StudyStore store("runs/board.db");
+//   pacer::BoardPlan plan = pacer::plan_board(store, spec);
+//   for (const auto& phase : plan.phases) run_tuning_worker(store.path(), phase.studies, options);
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "store/study_store.h"
+#include "train/trial_spec.h"
+#include "tune/ruleset.h"
+
+namespace pacer {
+
+struct BoardSpec {
+  std::vector<std::string> algorithms;  // built-in names or loaded plugins
+  std::vector<std::string> workloads;
+  bool self_tuning = true;              // the self-tuning part
+  bool external = true;                 // the external-tuning part
+  int reruns = 1;                       // extra external runs, with seeds seed+k and sampler_seed+k
+  int studies = 3;
+  int64_t trials = kDefaultTrialsPerStudy;  // per external study
+  uint64_t seed = 0, sampler_seed = 0;
+  std::string spaces_dir = "spaces";    // <spaces_dir>/<algorithm>.json for external tuning
+  // A space for one algorithm instead of <spaces_dir>/<algorithm>.json (a newcomer's own file).
+  std::map<std::string, std::string> space_files;
+  TrialSpec external_trial;             // what every external trial shares (budget multiplier 1)
+  TrialSpec self_trial;                 // the same with the self-tuning budget multiplier
+};
+
+// One leaderboard of the board: "self", "external" or "rerun<k>".
+struct BoardPart {
+  std::string name;
+  Ruleset ruleset = Ruleset::external;
+  int rerun = 0;  // 0: the first external run
+};
+
+struct BoardPhase {
+  std::string label;                 // e.g. "external, study 2 of 3"
+  std::vector<StudyRecord> studies;  // every algorithm x workload
+};
+
+struct BoardPlan {
+  std::vector<BoardPart> parts;
+  std::vector<BoardPhase> phases;  // in run order
+  std::vector<StudyRecord> studies() const;  // every phase's, in run order
+  std::vector<int64_t> study_ids() const;
+};
+
+// The experiment name of an algorithm in a part: "adamw", or "adamw@rerun1".
+std::string board_experiment(const std::string& algorithm, int rerun);
+// The part an experiment belongs to and its algorithm: ("adamw", 1) for "adamw@rerun1".
+std::pair<std::string, int> board_algorithm_of(const std::string& experiment);
+
+// Validates the whole spec (names, spaces, counts): InputError naming the culprit. Writes nothing,
+// so a command can check its input before it creates a store.
+void validate_board(const BoardSpec& spec);
+// Validates, then creates or finds every study in one transaction.
+BoardPlan plan_board(StudyStore& store, const BoardSpec& spec);
+
+// Where a board stands, and what the rest costs. The cost of a trial still to run is the mean
+// wall time of the finished trials of its workload and ruleset in the store (their whole trial:
+// submission time, evals, start-up), else `fallback_sec(study)`.
+struct BoardProgress {
+  int64_t done = 0, total = 0, running = 0;
+  int64_t stopped = 0;                 // done, of which stopped by racing
+  double remaining_trial_sec = 0.0;    // the estimated cost of every trial not done yet
+  double done_trial_sec = 0.0;         // the measured cost of the trials done
+};
+BoardProgress board_progress(const StudyStore& store, const BoardPlan& plan);
+
+// A trial's cost before any of its kind has run: its budget (with the multiplier) plus its evals
+// at the workload's measured eval cost share, used until the store has measurements.
+double default_trial_cost_sec(const StudyRecord& study);
+
+std::string format_duration(double seconds);  // "3h07m", "12m05s", "41s"
+
+}  // namespace pacer

@@ -1,0 +1,126 @@
+#include "tune/board_results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "score/score_outputs.h"
+#include "score/store_source.h"
+
+namespace pacer {
+namespace {
+
+std::string fixed(const char* format, double v) {
+  char text[64];
+  std::snprintf(text, sizeof(text), format, v);
+  return text;
+}
+
+// The part's trials, renamed to their algorithm; only the board's own algorithms.
+std::vector<TrialLog> part_trials(const std::vector<TrialLog>& all, const BoardPart& part,
+                                  const std::vector<std::string>& algorithms) {
+  std::vector<TrialLog> out;
+  for (const auto& t : all) {
+    const auto [algorithm, rerun] = board_algorithm_of(t.submission);
+    if (rerun != part.rerun) continue;
+    if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) continue;
+    TrialLog copy = t;
+    copy.submission = algorithm;
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
+std::string time_cell(const WorkloadScore& w, TimeAxis axis) {
+  if (!w.time) return "-";
+  if (!std::isfinite(*w.time)) return "inf";
+  return axis == TimeAxis::seconds ? fixed("%.3g", *w.time) : fixed("%.0f", *w.time);
+}
+
+}  // namespace
+
+std::vector<BoardPartScores> score_board(const std::string& store_location, const BoardPlan& plan,
+                                         const std::vector<std::string>& algorithms, const std::string& rules,
+                                         const std::string& reference) {
+  std::optional<std::vector<TrialLog>> external, self;
+  StudyStoreOptions open;
+  open.create = false;
+  StudyStore store(store_location, open);
+  std::vector<BoardPartScores> parts;
+  for (const BoardPart& part : plan.parts) {
+    BoardPartScores scores;
+    scores.part = part;
+    for (const auto& phase : plan.phases) {
+      for (const auto& study : phase.studies) {
+        if (board_algorithm_of(study.experiment).second != part.rerun || study.ruleset != to_string(part.ruleset)) continue;
+        for (const auto& t : store.trials(study.id)) {
+          ++scores.trials_total;
+          if (is_terminal(t.status)) ++scores.trials_done;
+        }
+      }
+    }
+    const bool self_tuning = part.ruleset == Ruleset::self;
+    auto& cache = self_tuning ? self : external;
+    if (!cache) cache = StoreSource({store_location}, self_tuning).trials();
+    const std::vector<TrialLog> trials = part_trials(*cache, part, algorithms);
+    if (!trials.empty()) {
+      ScoreOptions options;
+      options.rules = rules;
+      options.self_tuning = self_tuning;
+      if (std::find(algorithms.begin(), algorithms.end(), reference) != algorithms.end()) options.reference = reference;
+      options.time_axis = TimeAxis::seconds;
+      scores.seconds = score_trials(trials, algorithms, options);
+      options.time_axis = TimeAxis::steps;
+      scores.steps = score_trials(trials, algorithms, options);
+    }
+    parts.push_back(std::move(scores));
+  }
+  return parts;
+}
+
+std::string board_markdown(const std::vector<BoardPartScores>& parts, const BoardProgress& progress) {
+  std::ostringstream out;
+  out << "Trials done: " << progress.done << " of " << progress.total;
+  if (progress.stopped > 0) out << " (" << progress.stopped << " stopped by racing)";
+  out << "; measured trial time " << format_duration(progress.done_trial_sec) << ", estimated remaining "
+      << format_duration(progress.remaining_trial_sec) << " of trial time.\n\n";
+  for (const auto& p : parts) {
+    out << "### " << p.part.name << " (" << (p.part.ruleset == Ruleset::self ? "self-tuning" : "external tuning")
+        << "; " << p.trials_done << " of " << p.trials_total << " trials done)\n\n";
+    if (!p.seconds || !p.steps) {
+      out << "No finished trial yet.\n\n";
+      continue;
+    }
+    const ScoreResult& s = *p.seconds;
+    const ScoreResult& n = *p.steps;
+    out << "Scores by seconds (" << s.clock << " clock) and by steps; per workload, the median over studies of the "
+        << "time to target in seconds (inf: the median study did not reach it).";
+    if (!s.reference.empty()) out << " Speedup: the geometric mean over workloads of " << s.reference << "'s time / the algorithm's.";
+    out << "\n\n| rank | algorithm | score (seconds) | score (steps) | rank (steps) |";
+    if (!s.reference.empty()) out << " speedup vs " << s.reference << " |";
+    for (const auto& w : s.base_workloads) out << " " << w << " |";
+    out << "\n| --- | --- | --- | --- | --- |";
+    if (!s.reference.empty()) out << " --- |";
+    for (size_t i = 0; i < s.base_workloads.size(); ++i) out << " --- |";
+    out << "\n";
+    for (const auto& sub : s.submissions) {
+      const auto by_steps = std::find_if(n.submissions.begin(), n.submissions.end(),
+                                         [&](const SubmissionScore& x) { return x.name == sub.name; });
+      out << "| " << sub.rank << " | " << sub.name << " | " << fixed("%.4f", sub.score) << " | "
+          << (by_steps != n.submissions.end() ? fixed("%.4f", by_steps->score) : "-") << " | "
+          << (by_steps != n.submissions.end() ? std::to_string(by_steps->rank) : "-") << " |";
+      if (!s.reference.empty()) out << " " << (sub.speedup ? fixed("%.3f", *sub.speedup) : "-") << " |";
+      for (const auto& w : s.base_workloads) {
+        const auto ws = std::find_if(sub.workloads.begin(), sub.workloads.end(),
+                                     [&](const WorkloadScore& x) { return x.workload == w; });
+        out << " " << (ws != sub.workloads.end() ? time_cell(*ws, TimeAxis::seconds) : "-") << " |";
+      }
+      out << "\n";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace pacer
