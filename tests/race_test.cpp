@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <limits>
 #include <memory>
+#include <set>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "store/study_store.h"
 #include "tune/search_space.h"
 #include "tune/study_summary.h"
+#include "tune/board_results.h"
 #include "tune/sweep.h"
 #include "tune/tuning_worker.h"
 #include "workloads/registry.h"
@@ -56,6 +59,24 @@ void register_second_workload() {
   });
 }
 
+// For the 4x cut-off: evals every 0.01 s, a target the board's algorithms reach early and a
+// step hint that spans the 0.25 s budget, so that 4x their time is well inside it.
+const char* const kCutoffWorkload = "cutoff_regression";
+void register_cutoff_workload() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    WorkloadSpec spec = workload_spec("synthetic_regression");
+    spec.name = kCutoffWorkload;
+    spec.validation_target = 0.27;
+    spec.test_target = 0.285;
+    spec.eval_period_sec = 0.01;
+    spec.step_hint = 2000;  // schedules decay over the whole budget: some slow trials reach late
+    register_workload(spec, [](const WorkloadSpec& s) {
+      return std::make_unique<SyntheticRegressionWorkload>(s, SyntheticRegressionOptions{});
+    });
+  });
+}
+
 struct RaceRun {
   std::string store;
   WorkerReport report;
@@ -65,24 +86,26 @@ class RaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     register_second_workload();
+    register_cutoff_workload();
     dir_ = ::testing::TempDir() + "/race_test_" + std::to_string(::getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream(dir_ + "/targets.json")
-        << R"({"race_regression": {"metric": "loss", "direction": "min", "validation_target": 0.2480, "budget": 1}})";
+        << R"({"race_regression": {"metric": "loss", "direction": "min", "validation_target": 0.2480, "budget": 1},)"
+        << R"( "cutoff_regression": {"metric": "loss", "direction": "min", "validation_target": 0.27, "budget": 1}})";
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   // Learning-rate ranges that give each study a mix of trials that reach the target early, late
   // and never within the budget.
-  std::vector<SweepSpec> sweeps() const {
+  std::vector<SweepSpec> sweeps(std::vector<std::string> workloads = {"synthetic_regression", kSecondWorkload}) const {
     const std::map<std::string, std::string> spaces = {
         {"momentum", R"({"learning_rate": {"min": 0.002, "max": 0.3, "scaling": "log"}})"},
         {"adamw", R"({"learning_rate": {"min": 0.0005, "max": 0.1, "scaling": "log"}})"},
         {"nadamw", R"({"learning_rate": {"min": 0.0005, "max": 0.1, "scaling": "log"}})"},
     };
     std::vector<SweepSpec> out;
-    for (const std::string workload : {"synthetic_regression", kSecondWorkload}) {
+    for (const std::string& workload : workloads) {
       for (const auto& [algorithm, space] : spaces) {
         SweepSpec s;
         s.workload = workload;
@@ -100,22 +123,28 @@ class RaceTest : public ::testing::Test {
     return out;
   }
 
-  RaceRun run(bool race) const {
+  RaceRun run(bool race, const std::string& name = "", const std::vector<SweepSpec>& planned = {},
+              std::shared_ptr<const RaceBounds> bounds = nullptr) const {
     RaceRun r;
-    r.store = dir_ + (race ? "/race.db" : "/full.db");
+    r.store = dir_ + "/" + (name.empty() ? (race ? "race" : "full") : name) + ".db";
     StudyStore store(r.store);
-    const auto studies = plan_sweeps(store, sweeps());
+    const auto studies = plan_sweeps(store, planned.empty() ? sweeps() : planned);
     WorkerOptions options;
     options.race = race;
+    options.race_bounds = std::move(bounds);
     options.make_trial_clock = [] { return std::make_unique<ReadingCountClock>(); };
     r.report = run_tuning_worker(r.store, studies, options);
     return r;
   }
 
-  ScoreResult score(const std::string& store, TimeAxis axis) const {
+  ScoreResult score(const std::string& store, TimeAxis axis, const std::string& newcomer = "") const {
     StoreSource source({store}, false);
     CombinedSource combined;
     combined.add(source.trials(), source.submissions());
+    if (!newcomer.empty()) {
+      StoreSource more({newcomer}, false);
+      combined.add(more.trials(), more.submissions());
+    }
     ScoreOptions options;
     options.time_axis = axis;
     options.targets_file = dir_ + "/targets.json";
@@ -132,6 +161,52 @@ class RaceTest : public ::testing::Test {
     return out;
   }
 
+  // Per study whose time (by seconds or by steps) is past 4x its workload's fastest median.
+  std::set<std::string> studies_beyond_the_cutoff(const std::string& store) const {
+    std::set<std::string> out;
+    for (TimeAxis axis : {TimeAxis::seconds, TimeAxis::steps}) {
+      const ScoreResult r = score(store, axis);
+      for (size_t w = 0; w < r.workloads.size(); ++w) {
+        double fastest = std::numeric_limits<double>::infinity();
+        for (const auto& sub : r.submissions)
+          if (sub.workloads[w].time) fastest = std::min(fastest, *sub.workloads[w].time);
+        for (const auto& sub : r.submissions) {
+          const auto& ws = sub.workloads[w];
+          for (size_t k = 0; k < ws.studies.size(); ++k) {
+            if (!(ws.study_times[k] <= 4 * fastest)) {
+              out.insert(sub.name + "/" + ws.workload + "/study_" + std::to_string(ws.studies[k]));
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  // Same score, profile and ratio up to r_max; times equal where they are within the cut-off.
+  static void expect_same_within_the_cutoff(const SubmissionScore& x, const SubmissionScore& y) {
+    ASSERT_EQ(x.workloads.size(), y.workloads.size());
+    for (size_t w = 0; w < x.workloads.size(); ++w) {
+      const WorkloadScore &a = x.workloads[w], &b = y.workloads[w];
+      SCOPED_TRACE(a.workload);
+      const bool a_in = a.ratio <= 4.0, b_in = b.ratio <= 4.0;
+      EXPECT_EQ(a_in, b_in);
+      if (a_in && b_in) {
+        EXPECT_EQ(a.time, b.time);
+        EXPECT_EQ(a.ratio, b.ratio);
+      }
+      ASSERT_EQ(a.study_times.size(), b.study_times.size());
+    }
+  }
+
+  static int64_t stopped_by(const std::string& path, const std::string& reason) {
+    StudyStore store(path, StudyStoreOptions{false});
+    int64_t n = 0;
+    for (const auto& study : store.studies())
+      for (const auto& t : store.trials(study.id)) n += t.stop_reason == reason;
+    return n;
+  }
+
   std::string dir_;
 };
 
@@ -143,8 +218,16 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
   // The studies race: some trials stopped early (else this test could not fail).
   EXPECT_GT(raced.report.trials_raced, 0);
 
+  // A study's best trial is the same with racing, except where the study's time is past 4x the
+  // workload's fastest median either way (then the 4x bound may stop a trial that would have
+  // been picked, for another past 4x: the ratio is above r_max both ways).
   const auto full_best = best_trials(full.store), raced_best = best_trials(raced.store);
-  EXPECT_EQ(full_best, raced_best);
+  const auto beyond = studies_beyond_the_cutoff(full.store);
+  for (const auto& [name, best] : full_best) {
+    if (!beyond.count(name)) {
+      EXPECT_EQ(best, raced_best.at(name)) << name;
+    }
+  }
   int studies_with_a_best = 0;
   for (const auto& [name, best] : full_best) studies_with_a_best += best >= 0;
   EXPECT_GT(studies_with_a_best, 3);  // most studies have a trial that reaches
@@ -163,11 +246,7 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
       EXPECT_EQ(x.score, y.score);
       EXPECT_EQ(x.rho, y.rho);
       ASSERT_EQ(x.workloads.size(), y.workloads.size());
-      for (size_t w = 0; w < x.workloads.size(); ++w) {
-        EXPECT_EQ(x.workloads[w].time, y.workloads[w].time) << x.workloads[w].workload;
-        EXPECT_EQ(x.workloads[w].study_times, y.workloads[w].study_times) << x.workloads[w].workload;
-        EXPECT_EQ(x.workloads[w].ratio, y.workloads[w].ratio) << x.workloads[w].workload;
-      }
+      expect_same_within_the_cutoff(x, y);
     }
   }
 
@@ -179,7 +258,7 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
       raced_steps += t.steps.value_or(0);
       if (t.outcome == "stopped") {
         ++stopped;
-        EXPECT_EQ(t.stop_reason, "race_study_best");
+        EXPECT_TRUE(t.stop_reason == "race_study_best" || t.stop_reason == "race_4x_fastest") << t.stop_reason;
         EXPECT_EQ(t.status, StoredTrialStatus::complete);
         EXPECT_FALSE(t.time_to_target);
       }
@@ -194,6 +273,49 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
   std::printf("racing: %lld of 90 trials stopped; %lld steps instead of %lld (%.0f%% saved)\n",
               static_cast<long long>(stopped), static_cast<long long>(raced_steps), static_cast<long long>(full_steps),
               100.0 * (1.0 - static_cast<double>(raced_steps) / static_cast<double>(full_steps)));
+}
+
+// A newcomer raced against a fixed board (pacer board --against): the board's times set the 4x
+// cut-off; the newcomer's scores among the board's algorithms are the same as without racing.
+TEST_F(RaceTest, TheCutoffOfAFixedBoardChangesNoScore) {
+  const RaceRun board = run(false, "board", sweeps({kCutoffWorkload}));
+  SweepSpec s = sweeps({kCutoffWorkload}).front();
+  s.algorithm = s.experiment = "sgd";
+  // Slower learning rates than the board's: every study's trials pass 4x its fastest time, some
+  // reach later within the budget, some never (so racing changes trials, and must not change scores).
+  s.space = SearchSpace::from_json_text(R"({"learning_rate": {"min": 0.0003, "max": 0.002, "scaling": "log"}})", "sgd space");
+  const std::vector<SweepSpec> newcomer = {s};
+  auto bounds = std::make_shared<RaceBounds>(board_bounds(read_board_sources({board.store}), "v0.6", "wall"));
+  const RaceRun full = run(false, "newcomer_full", newcomer), raced = run(true, "newcomer_raced", newcomer, bounds);
+  ASSERT_EQ(raced.report.trials_run, 15);
+  const int64_t cut = stopped_by(raced.store, "race_4x_fastest");
+  EXPECT_GT(cut, 0) << "the board's bound stopped no trial: this test could not fail";
+  // Unraced, some of those trials reach: after 4x the fastest, inside the budget.
+  int64_t late = 0;
+  {
+    StudyStore unraced(full.store, StudyStoreOptions{false});
+    for (const auto& study : unraced.studies())
+      for (const auto& t : unraced.trials(study.id)) late += t.time_to_target.has_value();
+  }
+  EXPECT_GT(late, 0) << "no newcomer trial reached: the scores could not differ";
+  for (TimeAxis axis : {TimeAxis::seconds, TimeAxis::steps}) {
+    SCOPED_TRACE(axis == TimeAxis::seconds ? "seconds" : "steps");
+    const ScoreResult a = score(board.store, axis, full.store), b = score(board.store, axis, raced.store);
+    ASSERT_EQ(a.submissions.size(), 4u);
+    for (size_t i = 0; i < a.submissions.size(); ++i) {
+      const SubmissionScore &x = a.submissions[i], &y = b.submissions[i];
+      SCOPED_TRACE(x.name);
+      EXPECT_EQ(x.name, y.name);
+      EXPECT_EQ(x.rank, y.rank);
+      EXPECT_EQ(x.score, y.score);
+      EXPECT_EQ(x.rho, y.rho);
+      expect_same_within_the_cutoff(x, y);
+    }
+  }
+  std::printf("cut-off: %lld of 15 newcomer trials stopped past 4x the board's fastest (%lld reached later without "
+              "racing), %lld by the study best\n",
+              static_cast<long long>(cut), static_cast<long long>(late),
+              static_cast<long long>(stopped_by(raced.store, "race_study_best")));
 }
 
 }  // namespace

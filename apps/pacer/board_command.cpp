@@ -29,6 +29,7 @@
 #include "store/study_store.h"
 #include "tune/board.h"
 #include "tune/board_results.h"
+#include "tune/race_bounds.h"
 #include "tune/tuning_worker.h"
 #include "workloads/suites.h"
 
@@ -36,7 +37,8 @@ namespace pacer::cli {
 namespace {
 
 struct BoardArgs {
-  std::vector<std::string> algorithms, workloads, rulesets = {"self", "external"}, spaces;
+  std::vector<std::string> algorithms, workloads, rulesets = {"self", "external"}, spaces, against;
+  std::string name;
   std::string suite = "board", spaces_dir = "spaces", store = "runs/board.db", out = "runs/board", rules;
   std::string worker_label;
   int studies = 0, workers = 2, threads = 1, reruns = 1;
@@ -199,9 +201,9 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--suite", a->suite, "Workload suite (see pacer list)")->capture_default_str();
   app.add_option("-w,--workload", a->workloads, "Workloads instead of --suite (repeatable)")->delimiter(',');
-  app.add_option("--rulesets", a->rulesets, "Parts to run: self, external (comma-separated)")
+  CLI::Option* rulesets_option = app.add_option("--rulesets", a->rulesets, "Parts to run: self, external (comma-separated)")
       ->delimiter(',')->capture_default_str();
-  app.add_option("--reruns", a->reruns, "Extra external runs with other seeds (--seed + k, --sampler-seed + k)")
+  CLI::Option* reruns_option = app.add_option("--reruns", a->reruns, "Extra external runs with other seeds (--seed + k, --sampler-seed + k)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--studies", a->studies, "Studies per algorithm x workload (default: the rules preset's)")
       ->check(CLI::PositiveNumber);
@@ -222,6 +224,10 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat")->check(CLI::PositiveNumber);
   app.add_option("--progress-every", a->progress_every, "Seconds between progress lines (default 60; 15 on a terminal)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--against", a->against,
+                 "A board to race against and rank among: its stores or log folders (repeatable). Its times "
+                 "set the 4x cut-off, and the outputs score this run's algorithms beside its own");
+  app.add_option("--name", a->name, "The name this run's one algorithm is scored under (default: the algorithm's)");
   app.add_flag("--no-race", a->no_race, "Run every trial to its target or budget");
   app.add_flag("--no-run", a->no_run, "Only write the outputs from what the store holds");
   app.add_flag("-q,--quiet", a->quiet, "No per-trial lines");
@@ -229,12 +235,18 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   add_trial_spec_options(app, a->trial);
 
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
-  return [a, base_args]() -> int {
+  return [a, base_args, rulesets_option, reruns_option]() -> int {
     const auto started = Steady::now();
     // ---- The spec, validated before anything is written.
     BoardSpec spec;
     spec.workloads = a->workloads.empty() ? workload_suite(a->suite) : a->workloads;
     std::vector<std::string> algorithms = a->algorithms;
+    if (!a->against.empty()) {
+      // A newcomer against a board: its external run unless told otherwise.
+      if (algorithms.empty()) throw InputError("--against: give the algorithm(s) to rank with -a (a name or a plugin library)");
+      if (rulesets_option->count() == 0) a->rulesets = {"external"};
+      if (reruns_option->count() == 0) a->reruns = 0;
+    }
     if (algorithms.empty()) algorithms = algorithm_names();
     for (auto& name : algorithms) name = resolve_algorithm(name);  // a name or a plugin library
     spec.algorithms = algorithms;
@@ -257,6 +269,15 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
         throw InputError("--space '" + s + "': give ALGORITHM=FILE");
       spec.space_files[resolve_algorithm(s.substr(0, eq))] = s.substr(eq + 1);
     }
+    if (!a->name.empty()) {
+      if (spec.algorithms.size() != 1) throw InputError("--name names one algorithm; this run has " +
+                                                        std::to_string(spec.algorithms.size()));
+      spec.names[spec.algorithms.front()] = a->name;
+    }
+    std::vector<std::string> names;
+    for (const auto& algorithm : spec.algorithms) names.push_back(spec.name_of(algorithm));
+    std::optional<BoardSources> against;
+    if (!a->against.empty()) against = read_board_sources(a->against);
     spec.external_trial = a->trial->resolved(default_budget_multiplier(Ruleset::external, rules));
     spec.self_trial = a->trial->resolved(default_budget_multiplier(Ruleset::self, rules));
     validate_board(spec);  // before the store exists
@@ -299,6 +320,10 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
       options.progress = &progress;
       options.label = a->worker_label;
       options.race = !a->no_race;
+      if (against) {
+        options.race_bounds = std::make_shared<RaceBounds>(
+            board_bounds(*against, rules.name, to_string(spec.external_trial.clock)));
+      }
 
       WorkerReport report;
       bool workers_failed = false;
@@ -332,9 +357,22 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
 
     // ---- Outputs: what the store holds now, complete or not.
     const BoardProgress now = board_progress(store, plan);
-    const auto parts = score_board(a->store, plan, spec.algorithms, rules.name);
+    const auto parts = score_board(a->store, plan, names, rules.name, against ? &*against : nullptr);
     write_outputs(parts, now, a->out);
     if (!a->quiet) std::fputs(board_markdown(parts, now).c_str(), stdout);
+    if (against) {
+      // Each of this run's algorithms among the board's: what a newcomer wants to know.
+      for (const auto& p : parts) {
+        if (!p.seconds) continue;
+        for (const auto& sub : p.seconds->submissions) {
+          if (std::find(names.begin(), names.end(), sub.name) == names.end()) continue;
+          std::printf("%s, %s: rank %d of %zu, score %.4f (seconds, %s clock)", sub.name.c_str(), p.part.name.c_str(),
+                      sub.rank, p.seconds->submissions.size(), sub.score, p.seconds->clock.c_str());
+          if (sub.speedup) std::printf(", %.3fx NAdamW's speed (geometric mean over workloads)", *sub.speedup);
+          std::printf("\n");
+        }
+      }
+    }
     std::printf("wrote %s/board.md and, per part, %s/<part>/{seconds,steps}/{scores.json, time_to_targets.csv, "
                 "performance_profiles.svg, report.html}\n",
                 a->out.c_str(), a->out.c_str());

@@ -6,7 +6,8 @@ namespace pacer {
 namespace {
 constexpr StopReason kAll[] = {StopReason::targets_reached, StopReason::budget,      StopReason::training_complete,
                                StopReason::max_steps,       StopReason::goal_reached, StopReason::interrupted,
-                               StopReason::diverged,        StopReason::error,        StopReason::race_study_best};
+                               StopReason::diverged,        StopReason::error,        StopReason::race_study_best,
+                               StopReason::race_4x_fastest};
 }  // namespace
 
 const char* to_string(StopReason reason) {
@@ -20,6 +21,7 @@ const char* to_string(StopReason reason) {
     case StopReason::diverged: return "diverged";
     case StopReason::error: return "error";
     case StopReason::race_study_best: return "race_study_best";
+    case StopReason::race_4x_fastest: return "race_4x_fastest";
   }
   return "error";
 }

@@ -17,6 +17,8 @@
 
 #include <atomic>
 
+#include <limits>
+
 #include "algorithms/runner_state.h"
 #include "train/stop_reason.h"
 #include "train/trial_spec.h"
@@ -54,6 +56,22 @@ std::shared_ptr<const StopRule> stop_when_interrupted();
 // scoring rule (>= / <=, evals within the budget), not the strict in-run check.
 std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
                                                    std::shared_ptr<const std::atomic<int64_t>> best_eval_index);
+
+// The bound of AlgoPerf's performance-ratio cut-off (r_max = 4): upper bounds F on the fastest
+// median time to target (seconds and steps) that any other submission compared with this one
+// will end with on this workload; infinite while unknown. The caller refreshes them.
+struct FastestBound {
+  std::atomic<double> seconds{std::numeric_limits<double>::infinity()};
+  std::atomic<double> steps{std::numeric_limits<double>::infinity()};
+};
+// Racing by the cut-off, exact on the seconds axis (docs/tuning.md, "Racing"): stops a trial
+// that has not reached the target once its submission time and steps are past 4 F on both axes
+// AND its next eval index i satisfies i x eval_period > 4 F seconds: no trial of its study can
+// then reach at an index at or above i in under 4 F, so this trial, had it reached later, could
+// only have replaced a study time above 4 F by another above 4 F (ratio > 4 either way).
+// `eval_period_sec` <= 0 (evals by steps): never fires. Reason race_4x_fastest.
+std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, double eval_period_sec,
+                                                     std::shared_ptr<const FastestBound> fastest);
 
 // The rules of a trial spec, in the order that decides the reason when several fire at once:
 // targets (unless stop_at_targets is off), budget, training complete, step limit, goal, interrupt.

@@ -68,7 +68,7 @@ BoardSweeps board_sweeps(const BoardSpec& spec) {
   if (spec.reruns > 0 && !spec.external) throw InputError("--reruns repeat the external-tuning part, which is off");
   std::set<std::string> seen;
   for (const auto& a : spec.algorithms)
-    if (!seen.insert(a).second) throw InputError("algorithm '" + a + "' is listed twice");
+    if (!seen.insert(spec.name_of(a)).second) throw InputError("algorithm '" + spec.name_of(a) + "' is listed twice");
 
   BoardSweeps plan;
   if (spec.self_tuning) plan.parts.push_back({"self", Ruleset::self, 0});
@@ -99,7 +99,7 @@ BoardSweeps board_sweeps(const BoardSpec& spec) {
     for (const auto& a : spec.algorithms) {
       for (const auto& w : spec.workloads) {
         SweepSpec s;
-        s.experiment = board_experiment(a, part.rerun);
+        s.experiment = board_experiment(spec.name_of(a), part.rerun);
         s.workload = w;
         s.algorithm = a;
         s.ruleset = part.ruleset;

@@ -38,6 +38,13 @@ struct BoardSpec {
   std::string spaces_dir = "spaces";    // <spaces_dir>/<algorithm>.json for external tuning
   // A space for one algorithm instead of <spaces_dir>/<algorithm>.json (a newcomer's own file).
   std::map<std::string, std::string> space_files;
+  // The experiment name of an algorithm instead of its own (a newcomer that is a built-in with a
+  // space of its own needs another name than the board's entry).
+  std::map<std::string, std::string> names;
+  std::string name_of(const std::string& algorithm) const {
+    auto it = names.find(algorithm);
+    return it == names.end() ? algorithm : it->second;
+  }
   TrialSpec external_trial;             // what every external trial shares (budget multiplier 1)
   TrialSpec self_trial;                 // the same with the self-tuning budget multiplier
 };

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "score/score_outputs.h"
+#include "score/log_tree_source.h"
 #include "score/store_source.h"
 
 namespace pacer {
@@ -40,13 +42,81 @@ std::string time_cell(const WorkloadScore& w, TimeAxis axis) {
 
 }  // namespace
 
+BoardSources read_board_sources(const std::vector<std::string>& locations) {
+  BoardSources board;
+  auto add_names = [&board](const std::vector<TrialLog>& trials) {
+    for (const auto& t : trials) {
+      const std::string name = board_algorithm_of(t.submission).first;
+      if (std::find(board.names.begin(), board.names.end(), name) == board.names.end()) board.names.push_back(name);
+    }
+  };
+  std::vector<std::string> folders, stores;
+  for (const auto& l : locations) (StoreSource::is_store_file(l) ? stores : folders).push_back(l);
+  if (!stores.empty()) {
+    StoreSource external(stores, false), self(stores, true);
+    board.external = external.trials();
+    board.self = self.trials();
+  }
+  if (!folders.empty()) {
+    LogTreeSource logs(folders);
+    auto trials = logs.trials();
+    for (const auto& w : logs.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+    board.external.insert(board.external.end(), trials.begin(), trials.end());
+  }
+  add_names(board.external);
+  add_names(board.self);
+  if (board.names.empty()) throw InputError("--against: no finished trial in " + locations.front());
+  return board;
+}
+
+RaceBounds board_bounds(const BoardSources& board, const std::string& rules, const std::string& clock) {
+  RaceBounds bounds;
+  const BoardPart first_external{"external", Ruleset::external, 0}, self{"self", Ruleset::self, 0};
+  for (const BoardPart& part : {first_external, self}) {
+    const auto trials = part_trials(part.ruleset == Ruleset::self ? board.self : board.external, part, board.names);
+    if (trials.empty()) continue;
+    ScoreOptions options;
+    options.rules = rules;
+    options.self_tuning = part.ruleset == Ruleset::self;
+    std::map<std::string, FastestTimes> fastest;
+    for (TimeAxis axis : {TimeAxis::seconds, TimeAxis::steps}) {
+      options.time_axis = axis;
+      const ScoreResult r = score_trials(trials, board.names, options);
+      if (r.clock != clock) {
+        throw InputError("--against: the board's times were measured by the " + r.clock + " clock, this run's by the " +
+                         clock + " clock; give --clock " + r.clock + " or compare with a board of the same clock");
+      }
+      for (const auto& sub : r.submissions) {
+        for (const auto& w : sub.workloads) {
+          if (!w.time || w.study_times.size() % 2 == 0) continue;  // an even median is not bounded by one study
+          auto& f = fastest[w.workload];
+          (axis == TimeAxis::seconds ? f.seconds : f.steps) =
+              std::min(axis == TimeAxis::seconds ? f.seconds : f.steps, *w.time);
+        }
+      }
+    }
+    for (const auto& [workload, f] : fastest) bounds.add_fixed(workload, to_string(part.ruleset), f);
+  }
+  return bounds;
+}
+
 std::vector<BoardPartScores> score_board(const std::string& store_location, const BoardPlan& plan,
-                                         const std::vector<std::string>& algorithms, const std::string& rules,
-                                         const std::string& reference) {
+                                         const std::vector<std::string>& names, const std::string& rules,
+                                         const BoardSources* against, const std::string& reference) {
   std::optional<std::vector<TrialLog>> external, self;
   StudyStoreOptions open;
   open.create = false;
   StudyStore store(store_location, open);
+  std::vector<std::string> everyone = names;
+  if (against) {
+    for (const auto& n : against->names) {
+      if (std::find(names.begin(), names.end(), n) != names.end()) {
+        throw InputError("'" + n + "' is on the board given with --against too: give this run's algorithm another "
+                         "name (--name)");
+      }
+      everyone.push_back(n);
+    }
+  }
   std::vector<BoardPartScores> parts;
   for (const BoardPart& part : plan.parts) {
     BoardPartScores scores;
@@ -63,16 +133,20 @@ std::vector<BoardPartScores> score_board(const std::string& store_location, cons
     const bool self_tuning = part.ruleset == Ruleset::self;
     auto& cache = self_tuning ? self : external;
     if (!cache) cache = StoreSource({store_location}, self_tuning).trials();
-    const std::vector<TrialLog> trials = part_trials(*cache, part, algorithms);
+    std::vector<TrialLog> trials = part_trials(*cache, part, names);
+    if (against) {
+      const auto theirs = part_trials(self_tuning ? against->self : against->external, part, against->names);
+      trials.insert(trials.end(), theirs.begin(), theirs.end());
+    }
     if (!trials.empty()) {
       ScoreOptions options;
       options.rules = rules;
       options.self_tuning = self_tuning;
-      if (std::find(algorithms.begin(), algorithms.end(), reference) != algorithms.end()) options.reference = reference;
+      if (std::find(everyone.begin(), everyone.end(), reference) != everyone.end()) options.reference = reference;
       options.time_axis = TimeAxis::seconds;
-      scores.seconds = score_trials(trials, algorithms, options);
+      scores.seconds = score_trials(trials, everyone, options);
       options.time_axis = TimeAxis::steps;
-      scores.steps = score_trials(trials, algorithms, options);
+      scores.steps = score_trials(trials, everyone, options);
     }
     parts.push_back(std::move(scores));
   }

@@ -12,6 +12,7 @@
 
 #include "score/scoring.h"
 #include "tune/board.h"
+#include "tune/race_bounds.h"
 
 namespace pacer {
 
@@ -21,9 +22,25 @@ struct BoardPartScores {
   std::optional<ScoreResult> seconds, steps;  // nullopt: no finished trial in this part yet
 };
 
-// `reference`: the submission speedups are measured against ("nadamw"; empty or absent: none).
+// A board to compare with (`pacer board --against`): its trials by part, read from stores (every
+// part) or log folders in the reference layout (the external part). InputError on unreadable input.
+struct BoardSources {
+  std::vector<TrialLog> external, self;  // submissions named as in their store ("adamw@rerun1")
+  std::vector<std::string> names;        // its algorithms (rerun tags dropped), in order
+};
+BoardSources read_board_sources(const std::vector<std::string>& locations);
+
+// The 4x cut-off's fixed bounds that a compared board sets (tune/race_bounds.h): per workload and
+// ruleset, its fastest median time to target on both axes (parts without reruns: their first run),
+// from submissions with an odd number of studies. Error when the board's clock is not `clock`.
+RaceBounds board_bounds(const BoardSources& board, const std::string& rules, const std::string& clock);
+
+// `names`: the board's experiments (its algorithms, or their --name), scored with those of
+// `against` when given. `reference`: the submission speedups are measured against ("nadamw";
+// absent: none).
 std::vector<BoardPartScores> score_board(const std::string& store_location, const BoardPlan& plan,
-                                         const std::vector<std::string>& algorithms, const std::string& rules,
+                                         const std::vector<std::string>& names, const std::string& rules,
+                                         const BoardSources* against = nullptr,
                                          const std::string& reference = "nadamw");
 
 // The leaderboards as Markdown: per part, rank, scores by seconds and by steps, the geometric-mean

@@ -26,6 +26,10 @@
 namespace pacer {
 namespace {
 
+// How often a running trial re-reads the 4x cut-off's bound (at an eval): it reads every study of
+// its workload, and a bound only moves when one of them finishes.
+constexpr double kCutoffRefreshSec = 10.0;
+
 // A worker waits out a PostgreSQL server that is restarting when it opens the store.
 StudyStoreOptions worker_store_options() {
   StudyStoreOptions options;
@@ -137,8 +141,10 @@ TrialOutcome outcome_of(const TrialResult& r) {
 std::string describe_result(const TrialResult& r) {
   std::ostringstream out;
   if (is_race_stop(r.stop_reason)) {
-    out << "stopped by racing after " << r.evals.size() << " evals (it can no longer be its study's best), " << r.steps
-        << " steps";
+    out << "stopped by racing after " << r.evals.size() << " evals ("
+        << (r.stop_reason == StopReason::race_study_best ? "it can no longer be its study's best"
+                                                         : "past 4x the fastest time on its workload")
+        << "), " << r.steps << " steps";
     return out.str();
   }
   // A scaling trial stops at its goal, not at the workload's target: say which one it met.
@@ -274,17 +280,41 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     trial_options.stop_requested = &trial_stop;
     const std::unique_ptr<Clock> trial_clock = options.make_trial_clock ? options.make_trial_clock() : nullptr;
     trial_options.clock = trial_clock.get();
-    // Racing: the study's bound, read from the store now and after each of this trial's evals.
+    // Racing: the study's bound, read from the store now and after each of this trial's evals;
+    // the 4x cut-off's bound now and then at most every kCutoffRefreshSec (it reads every study
+    // of the workload).
     std::function<void()> refresh_bound;
-    if (options.race && study.ruleset == "external") {
-      auto bound = std::make_shared<std::atomic<int64_t>>(-1);
-      refresh_bound = [&store, &timed, bound, id = study.id] {
-        std::optional<int64_t> best;
-        timed([&] { best = store.best_eval_index_to_target(id); });
-        bound->store(best ? *best : -1);
+    if (options.race) {
+      std::shared_ptr<std::atomic<int64_t>> best_index;
+      if (study.ruleset == "external") {
+        best_index = std::make_shared<std::atomic<int64_t>>(-1);
+        trial_options.extra_stop_rules.push_back(stop_when_outraced(workload->spec(), best_index));
+      }
+      auto fastest = std::make_shared<FastestBound>();
+      const bool periodic = trial_options.spec.eval_every_steps == 0 && trial_options.spec.eval_at_steps.empty() &&
+                            options.checkpoint_every_steps == 0 && options.checkpoint_every_sec == 0;
+      if (periodic) {
+        trial_options.extra_stop_rules.push_back(
+            stop_past_the_cutoff(workload->spec(), workload->spec().eval_period_sec, fastest));
+      }
+      const RaceBounds no_fixed;
+      auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
+      refresh_bound = [&store, &timed, &options, best_index, fastest, periodic, last_cutoff_read, no_fixed, study] {
+        if (best_index) {
+          std::optional<int64_t> best;
+          timed([&] { best = store.best_eval_index_to_target(study.id); });
+          best_index->store(best ? *best : -1);
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (periodic && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
+          *last_cutoff_read = now;
+          FastestTimes f;
+          timed([&] { f = (options.race_bounds ? *options.race_bounds : no_fixed).fastest(store, study); });
+          fastest->seconds.store(f.seconds);
+          fastest->steps.store(f.steps);
+        }
       };
       refresh_bound();
-      trial_options.extra_stop_rules.push_back(stop_when_outraced(workload->spec(), bound));
     }
     auto recorder = std::make_shared<StoreRecorder>(
         store, trial, owner, [&](auto&& call) { timed(call); }, report.evals_recorded,

@@ -19,6 +19,7 @@
 #include "core/clock.h"
 #include "core/progress.h"
 #include "store/study_store.h"
+#include "tune/race_bounds.h"
 
 namespace pacer {
 
@@ -42,6 +43,10 @@ struct WorkerOptions {
   // best (train/stop_rule.h, stop_when_outraced), by the bound the study's finished trials set in
   // the store, which every worker reads at each eval. Scores and best trials are unchanged.
   bool race = false;
+  // With race: also stop a trial past AlgoPerf's 4x cut-off of the fastest time that the other
+  // experiments in the store (tune/race_bounds.h) and these fixed times (boards given with
+  // --against) set on its workload; any ruleset. Null: the store's experiments only.
+  std::shared_ptr<const RaceBounds> race_bounds;
   // Tests: the clock each trial is timed by (e.g. one that makes times deterministic); empty:
   // the trial spec's clock.
   std::function<std::unique_ptr<Clock>()> make_trial_clock;
