@@ -9,6 +9,8 @@ jobs=${1:-$(nproc)}
 # unit where gcc's UndefinedBehaviorSanitizer costs 10-16 s (docs/development.md, "Build time").
 # CXX=g++ ./scripts/sanitize.sh builds with gcc instead.
 cxx=${CXX:-clang++}
+asan_build=${ASAN_BUILD:-build-asan}
+tsan_build=${TSAN_BUILD:-build-tsan}
 supp=$PWD/scripts/sanitizers
 seconds() { echo $(( $(date +%s) - $1 )); }
 # Runs every GoogleTest executable of BUILD (JOBS at a time); a failure prints its log and stops.
@@ -21,9 +23,9 @@ run_suite() {
 
 # 1. AddressSanitizer + UndefinedBehaviorSanitizer: the whole test suite.
 start=$(date +%s)
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+cmake -S . -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
   -DPACER_SANITIZE=address,undefined -DPACER_BUILD_BENCH=OFF
-cmake --build build-asan -j "$jobs"
+cmake --build "$asan_build" -j "$jobs"
 built=$(seconds "$start")
 # LSan reads its suppressions from LSAN_OPTIONS (ASan has no leak: entries of its own).
 export ASAN_OPTIONS="detect_leaks=1:detect_odr_violation=0:strict_string_checks=1"
@@ -32,7 +34,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsa
 start=$(date +%s)
 # Each test executable runs once with all its tests (not one process per test as under CTest):
 # an instrumented process takes about 1.4 s longer to start with LibTorch loaded.
-run_suite build-asan
+run_suite "$asan_build"
 echo "sanitize: address,undefined: built in ${built} s, whole suite clean in $(seconds "$start") s"
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 
@@ -48,14 +50,14 @@ tsan_tests=(study_store_test batch_stream_test adasum_test trial_loop_test tune_
 declare -A tsan_filter=([trial_loop_test]='FrameworkCombining.*'
                         [tune_cli_test]='-BoardCliTest.RunsEvery*:BoardCliTest.KillNine*:BoardCliTest.BadInput*')
 start=$(date +%s)
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
   -DPACER_SANITIZE=thread -DPACER_BUILD_BENCH=OFF
-cmake --build build-tsan -j "$jobs" --target "${tsan_tests[@]}"
+cmake --build "$tsan_build" -j "$jobs" --target "${tsan_tests[@]}"
 built=$(seconds "$start")
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
 export OMP_NUM_THREADS=1
 start=$(date +%s)
 for t in "${tsan_tests[@]}"; do
-  build-tsan/tests/"$t" --gtest_brief=1 --gtest_filter="${tsan_filter[$t]:-*}"
+  "$tsan_build"/tests/"$t" --gtest_brief=1 --gtest_filter="${tsan_filter[$t]:-*}"
 done
 echo "sanitize: thread: built in ${built} s, ${tsan_tests[*]} clean in $(seconds "$start") s"

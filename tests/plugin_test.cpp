@@ -114,6 +114,30 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
     EXPECT_NE(recorded[0].identity.find("\"algorithm_library_hash\""), std::string::npos) << recorded[0].identity;
   }
 
+  // A newcomer against a board: a small board (heavy-ball momentum on the synthetic workload),
+  // then the plugin through the same suite with --against it. It prints the plugin's rank, and
+  // the board's times stop its slow trials (AlgoPerf's 4x cut-off).
+  const std::string spaces = dir_ + "/spaces";
+  std::filesystem::create_directories(spaces);
+  std::ofstream(spaces + "/momentum.json") << R"({"learning_rate": {"min": 0.1, "max": 0.3, "scaling": "log"}})";
+  const std::string board = dir_ + "/board.db", newcomer = dir_ + "/newcomer.db";
+  r = sh(pacer_bin + " board -a momentum -w synthetic_regression --rulesets external --reruns 0 --studies 3 --trials 3 "
+         "--spaces '" + spaces + "' -q --store '" + board + "' --out '" + dir_ + "/board'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  r = sh(pacer_bin + " board -a '" + library + "' --space signum='" + PACER_SOURCE_DIR +
+         "/examples/algorithm_plugin/signum_space.json' --against '" + board + "' --studies 3 --trials 3 -q --store '" +
+         newcomer + "' --out '" + dir_ + "/newcomer'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("signum, external: rank "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" of 2, score "), std::string::npos) << r.out;
+  {
+    StudyStore studies(newcomer, StudyStoreOptions{false});
+    int cut = 0;
+    for (const auto& study : studies.studies())
+      for (const auto& t : studies.trials(study.id)) cut += t.stop_reason == "race_4x_fastest";
+    EXPECT_GT(cut, 0) << r.out << r.err;
+  }
+
   // Data-parallel for free: the framework combines the gradients it takes from the context.
   r = sh(pacer_bin + " run -w synthetic_regression -a '" + library +
          "' --set learning_rate=0.01 --max-steps 20 --combine adasum --virtual-workers 4 --threads 1 -q");

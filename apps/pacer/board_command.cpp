@@ -199,7 +199,8 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   app.add_option("-a,--algorithm", a->algorithms,
                  "Algorithms on the board (repeatable, comma-separated; default: every built-in of pacer list)")
       ->delimiter(',');
-  app.add_option("--suite", a->suite, "Workload suite (see pacer list)")->capture_default_str();
+  CLI::Option* suite_option = app.add_option("--suite", a->suite, "Workload suite (see pacer list; with --against: "
+                                                                  "the workloads of that board)")->capture_default_str();
   app.add_option("-w,--workload", a->workloads, "Workloads instead of --suite (repeatable)")->delimiter(',');
   CLI::Option* rulesets_option = app.add_option("--rulesets", a->rulesets, "Parts to run: self, external (comma-separated)")
       ->delimiter(',')->capture_default_str();
@@ -235,7 +236,7 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   add_trial_spec_options(app, a->trial);
 
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
-  return [a, base_args, rulesets_option, reruns_option]() -> int {
+  return [a, base_args, rulesets_option, reruns_option, suite_option]() -> int {
     const auto started = Steady::now();
     // ---- The spec, validated before anything is written.
     BoardSpec spec;
@@ -277,7 +278,11 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
     std::vector<std::string> names;
     for (const auto& algorithm : spec.algorithms) names.push_back(spec.name_of(algorithm));
     std::optional<BoardSources> against;
-    if (!a->against.empty()) against = read_board_sources(a->against);
+    if (!a->against.empty()) {
+      against = read_board_sources(a->against);
+      // A newcomer runs the board's suite unless told otherwise.
+      if (a->workloads.empty() && suite_option->count() == 0) spec.workloads = against->workloads;
+    }
     spec.external_trial = a->trial->resolved(default_budget_multiplier(Ruleset::external, rules));
     spec.self_trial = a->trial->resolved(default_budget_multiplier(Ruleset::self, rules));
     validate_board(spec);  // before the store exists

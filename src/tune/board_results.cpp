@@ -48,6 +48,9 @@ BoardSources read_board_sources(const std::vector<std::string>& locations) {
     for (const auto& t : trials) {
       const std::string name = board_algorithm_of(t.submission).first;
       if (std::find(board.names.begin(), board.names.end(), name) == board.names.end()) board.names.push_back(name);
+      if (std::find(board.workloads.begin(), board.workloads.end(), t.workload) == board.workloads.end()) {
+        board.workloads.push_back(t.workload);
+      }
     }
   };
   std::vector<std::string> folders, stores;

@@ -27,6 +27,7 @@ struct BoardPartScores {
 struct BoardSources {
   std::vector<TrialLog> external, self;  // submissions named as in their store ("adamw@rerun1")
   std::vector<std::string> names;        // its algorithms (rerun tags dropped), in order
+  std::vector<std::string> workloads;    // the workloads its trials ran on, in order of appearance
 };
 BoardSources read_board_sources(const std::vector<std::string>& locations);
 
