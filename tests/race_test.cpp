@@ -43,37 +43,31 @@ class ReadingCountClock : public Clock {
   int64_t readings_ = 0;
 };
 
-// A second cheap workload: synthetic_regression's data under another name and a slightly looser
-// target, so that its studies race differently.
-const char* const kSecondWorkload = "race_regression";
-void register_second_workload() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    WorkloadSpec spec = workload_spec("synthetic_regression");
-    spec.name = kSecondWorkload;
-    spec.validation_target = 0.2480;
-    spec.test_target = 0.2630;
-    register_workload(spec, [](const WorkloadSpec& s) {
-      return std::make_unique<SyntheticRegressionWorkload>(s, SyntheticRegressionOptions{});
-    });
+// synthetic_regression's data under another name, with other targets and eval cadence.
+void register_regression_variant(const std::string& name, double validation_target, double test_target,
+                                 double eval_period_sec = 0.0, int64_t step_hint = 0) {
+  WorkloadSpec spec = workload_spec("synthetic_regression");
+  spec.name = name;
+  spec.validation_target = validation_target;
+  spec.test_target = test_target;
+  if (eval_period_sec > 0) spec.eval_period_sec = eval_period_sec;
+  if (step_hint > 0) spec.step_hint = step_hint;
+  register_workload(spec, [](const WorkloadSpec& s) {
+    return std::make_unique<SyntheticRegressionWorkload>(s, SyntheticRegressionOptions{});
   });
 }
 
-// For the 4x cut-off: evals every 0.01 s, a target the board's algorithms reach early and a
-// step hint that spans the 0.25 s budget, so that 4x their time is well inside it.
+// A second cheap workload with a slightly looser target, so that its studies race differently;
+// and, for the 4x cut-off, one with evals every 0.01 s, a target the board's algorithms reach
+// early and a step hint that spans the 0.25 s budget, so that 4x their time is well inside it
+// (and schedules decay over the whole budget: some slow trials reach late).
+const char* const kSecondWorkload = "race_regression";
 const char* const kCutoffWorkload = "cutoff_regression";
-void register_cutoff_workload() {
+void register_test_workloads() {
   static std::once_flag once;
   std::call_once(once, [] {
-    WorkloadSpec spec = workload_spec("synthetic_regression");
-    spec.name = kCutoffWorkload;
-    spec.validation_target = 0.27;
-    spec.test_target = 0.285;
-    spec.eval_period_sec = 0.01;
-    spec.step_hint = 2000;  // schedules decay over the whole budget: some slow trials reach late
-    register_workload(spec, [](const WorkloadSpec& s) {
-      return std::make_unique<SyntheticRegressionWorkload>(s, SyntheticRegressionOptions{});
-    });
+    register_regression_variant(kSecondWorkload, 0.2480, 0.2630);
+    register_regression_variant(kCutoffWorkload, 0.27, 0.285, 0.01, 2000);
   });
 }
 
@@ -85,8 +79,7 @@ struct RaceRun {
 class RaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    register_second_workload();
-    register_cutoff_workload();
+    register_test_workloads();
     dir_ = ::testing::TempDir() + "/race_test_" + std::to_string(::getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -199,6 +192,21 @@ class RaceTest : public ::testing::Test {
     }
   }
 
+  // The same leaderboard: names, ranks, scores, profiles, and times up to the cut-off.
+  static void expect_same_scores(const ScoreResult& a, const ScoreResult& b) {
+    ASSERT_EQ(a.submissions.size(), b.submissions.size());
+    EXPECT_EQ(a.tau, b.tau);
+    for (size_t i = 0; i < a.submissions.size(); ++i) {
+      const SubmissionScore &x = a.submissions[i], &y = b.submissions[i];
+      SCOPED_TRACE(x.name);
+      EXPECT_EQ(x.name, y.name);
+      EXPECT_EQ(x.rank, y.rank);
+      EXPECT_EQ(x.score, y.score);
+      EXPECT_EQ(x.rho, y.rho);
+      expect_same_within_the_cutoff(x, y);
+    }
+  }
+
   static int64_t stopped_by(const std::string& path, const std::string& reason) {
     StudyStore store(path, StudyStoreOptions{false});
     int64_t n = 0;
@@ -236,18 +244,7 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
     SCOPED_TRACE(axis == TimeAxis::seconds ? "seconds" : "steps");
     const ScoreResult a = score(full.store, axis), b = score(raced.store, axis);
     ASSERT_EQ(a.submissions.size(), 3u);
-    ASSERT_EQ(a.submissions.size(), b.submissions.size());
-    EXPECT_EQ(a.tau, b.tau);
-    for (size_t i = 0; i < a.submissions.size(); ++i) {
-      const SubmissionScore &x = a.submissions[i], &y = b.submissions[i];
-      SCOPED_TRACE(x.name);
-      EXPECT_EQ(x.name, y.name);
-      EXPECT_EQ(x.rank, y.rank);
-      EXPECT_EQ(x.score, y.score);
-      EXPECT_EQ(x.rho, y.rho);
-      ASSERT_EQ(x.workloads.size(), y.workloads.size());
-      expect_same_within_the_cutoff(x, y);
-    }
+    expect_same_scores(a, b);
   }
 
   // Stopped trials are recorded as such, with the bound that stopped them, and cost fewer steps.
@@ -302,15 +299,7 @@ TEST_F(RaceTest, TheCutoffOfAFixedBoardChangesNoScore) {
     SCOPED_TRACE(axis == TimeAxis::seconds ? "seconds" : "steps");
     const ScoreResult a = score(board.store, axis, full.store), b = score(board.store, axis, raced.store);
     ASSERT_EQ(a.submissions.size(), 4u);
-    for (size_t i = 0; i < a.submissions.size(); ++i) {
-      const SubmissionScore &x = a.submissions[i], &y = b.submissions[i];
-      SCOPED_TRACE(x.name);
-      EXPECT_EQ(x.name, y.name);
-      EXPECT_EQ(x.rank, y.rank);
-      EXPECT_EQ(x.score, y.score);
-      EXPECT_EQ(x.rho, y.rho);
-      expect_same_within_the_cutoff(x, y);
-    }
+    expect_same_scores(a, b);
   }
   std::printf("cut-off: %lld of 15 newcomer trials stopped past 4x the board's fastest (%lld reached later without "
               "racing), %lld by the study best\n",

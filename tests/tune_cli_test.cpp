@@ -97,6 +97,23 @@ class TuneCliTest : public testing::CliFixture {
     }
     return true;
   }
+  // After a kill -9 and a resume: what had finished is untouched, and exactly the one trial that
+  // was running ran a second time.
+  static void expect_only_the_killed_trial_ran_again(const Snapshot& killed, const Snapshot& after) {
+    int rerun = 0;
+    for (const auto& [id, t] : after.trials) {
+      const auto& old = killed.trials.at(id);
+      if (old.status == StoredTrialStatus::complete) {
+        EXPECT_EQ(t.attempts, 1);
+        EXPECT_TRUE(same_evals(killed.evals.at(id), after.evals.at(id))) << "trial " << id << " changed";
+      }
+      if (old.status == StoredTrialStatus::running) {
+        ++rerun;
+        EXPECT_EQ(t.attempts, 2);
+      }
+    }
+    EXPECT_EQ(rerun, 1);
+  }
   // Every planned trial exactly once, complete, with a full set of evals (step 1, then every 1000).
   void expect_complete(const Snapshot& s, int studies, int trials) const {
     EXPECT_EQ(static_cast<int>(s.trials.size()), studies * trials);
@@ -208,19 +225,7 @@ TEST_F(TuneCliTest, KillNineMidTrialThenTheSameCommandCompletesEveryTrialOnce) {
   ASSERT_EQ(r.code, 0) << r.err;
   const Snapshot after = snapshot();
   expect_complete(after, 2, 3);
-  int rerun = 0;
-  for (const auto& [id, t] : after.trials) {
-    const auto& old = killed.trials.at(id);
-    if (old.status == StoredTrialStatus::complete) {
-      EXPECT_EQ(t.attempts, 1);
-      EXPECT_TRUE(same_evals(killed.evals.at(id), after.evals.at(id))) << "trial " << id << " changed";
-    }
-    if (old.status == StoredTrialStatus::running) {
-      ++rerun;
-      EXPECT_EQ(t.attempts, 2);
-    }
-  }
-  EXPECT_EQ(rerun, 1);
+  expect_only_the_killed_trial_ran_again(killed, after);
   (void)before;
 }
 
@@ -393,19 +398,7 @@ TEST_F(BoardCliTest, KillNineMidTrialThenTheSameCommandFinishesEveryTrialOnce) {
   ASSERT_EQ(r.code, 0) << r.err;
   const Snapshot after = snapshot();
   EXPECT_EQ(after.complete, 10);
-  int rerun = 0;
-  for (const auto& [id, t] : after.trials) {
-    const auto& old = killed.trials.at(id);
-    if (old.status == StoredTrialStatus::complete) {
-      EXPECT_EQ(t.attempts, 1);
-      EXPECT_TRUE(same_evals(killed.evals.at(id), after.evals.at(id))) << "trial " << id << " changed";
-    }
-    if (old.status == StoredTrialStatus::running) {
-      ++rerun;
-      EXPECT_EQ(t.attempts, 2);
-    }
-  }
-  EXPECT_EQ(rerun, 1);
+  expect_only_the_killed_trial_ran_again(killed, after);
 }
 
 TEST_F(BoardCliTest, MaxHoursStopsCleanlyAndTheSameCommandContinues) {

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "trial_spec_options.h"
+#include "worker_processes.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/process_supervisor.h"
@@ -126,31 +127,6 @@ class ProgressReporter {
   bool done_ = false;
   std::thread thread_;
 };
-
-ChildProcessOptions worker_process(const std::vector<std::string>& base_args, int k, int threads) {
-  ChildProcessOptions child;
-  child.executable = "/proc/self/exe";
-  child.argv = base_args;
-  child.argv.insert(child.argv.end(), {"--threads", std::to_string(threads), "--workers", "1", "--worker-label",
-                                       "worker " + std::to_string(k)});
-  child.label = "worker " + std::to_string(k);
-  child.capture_output = false;
-  return child;
-}
-
-std::vector<std::string> worker_base_args(int argc, char** argv) {
-  std::vector<std::string> args = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--workers" || a == "--worker-label" || a == "--threads") {
-      ++i;
-      continue;
-    }
-    if (a.rfind("--workers=", 0) == 0 || a.rfind("--worker-label=", 0) == 0 || a.rfind("--threads=", 0) == 0) continue;
-    args.push_back(a);
-  }
-  return args;
-}
 
 // One worker's share of the board: phase by phase, moving on when the phase has nothing left to
 // claim (other workers finish what they hold), then once more over everything, waiting for the

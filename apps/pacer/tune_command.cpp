@@ -13,6 +13,7 @@
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "trial_spec_options.h"
+#include "worker_processes.h"
 #include "interrupt.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -45,39 +46,6 @@ struct TuneArgs {
   bool quiet = false, json = false, no_race = false;
   std::string checkpoint_every;
 };
-
-// Worker k: a copy of this command as a single worker. It writes to our terminal itself (no
-// captured output) and, in its own process group, gets a terminal's Ctrl-C once, through us.
-ChildProcessOptions worker_process(const std::vector<std::string>& base_args, int k, int threads) {
-  ChildProcessOptions child;
-  child.executable = "/proc/self/exe";
-  child.argv = base_args;
-  child.argv.push_back("--threads");
-  child.argv.push_back(std::to_string(threads));
-  child.argv.push_back("--workers");
-  child.argv.push_back("1");
-  child.argv.push_back("--worker-label");
-  child.argv.push_back("worker " + std::to_string(k));
-  child.label = "worker " + std::to_string(k);
-  child.capture_output = false;
-  return child;
-}
-
-// This command's arguments without --workers/--worker-label/--threads, to hand to the workers
-// (each gets its thread share explicitly).
-std::vector<std::string> worker_base_args(int argc, char** argv) {
-  std::vector<std::string> args = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--workers" || a == "--worker-label" || a == "--threads") {
-      ++i;
-      continue;
-    }
-    if (a.rfind("--workers=", 0) == 0 || a.rfind("--worker-label=", 0) == 0 || a.rfind("--threads=", 0) == 0) continue;
-    args.push_back(a);
-  }
-  return args;
-}
 
 }  // namespace
 
