@@ -406,8 +406,9 @@ TEST_F(BoardCliTest, MaxHoursStopsCleanlyAndTheSameCommandContinues) {
   auto r = pacer(board_args(1, "--max-hours 0.001"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("the --max-hours deadline passed"), std::string::npos) << r.err;
+  // How many trials finish before the deadline depends on the machine (none under a sanitizer on
+  // a loaded one); what matters is that it stops short, gives the running trial back and resumes.
   const Snapshot stopped = snapshot();
-  EXPECT_GE(stopped.complete, 1);
   EXPECT_LT(stopped.complete, 10);
   for (const auto& [id, t] : stopped.trials) EXPECT_NE(t.status, StoredTrialStatus::running) << "trial " << id;
   EXPECT_NE(testing::read_file(dir_ + "/board/board.md").find("Trials done: " + std::to_string(stopped.complete) +
