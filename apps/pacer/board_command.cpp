@@ -210,6 +210,10 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   app.add_flag("-q,--quiet", a->quiet, "No per-trial lines");
   app.add_option("--worker-label", a->worker_label, "")->group("");
   add_trial_spec_options(app, a->trial);
+  // The shared option's help names AlgoPerf's default; the board's is validation and test.
+  app.get_option("--eval-splits")
+      ->description("Splits each eval measures (comma-separated: train, validation, test; the board's default: "
+                    "validation,test, what scoring reads)");
 
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
   return [a, base_args, rulesets_option, reruns_option, suite_option]() -> int {

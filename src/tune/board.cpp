@@ -16,8 +16,8 @@ namespace {
 
 constexpr const char* kRerunTag = "@rerun";
 
-// What an eval costs beside the budget, before the store has a measurement: the evals of the
-// board's workloads took 15-40% of a trial's wall time (docs/leaderboard.md).
+// What evals cost beside the budget, before the store has a measurement: with validation and
+// test splits, 15-28% of the submission time on the board's workloads (docs/leaderboard.md).
 constexpr double kDefaultEvalShare = 0.3;
 
 std::string space_file_of(const BoardSpec& spec, const std::string& algorithm) {
