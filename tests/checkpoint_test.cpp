@@ -1,6 +1,7 @@
 // Checkpoints as a user meets them: `kill -9` a `pacer run --checkpoint-every` mid-way, `--resume`
 // it, and every metric of eval_measurements.csv equals an uninterrupted run's (times excepted);
-// preemption_count and meta_data_1.json say it was resumed. Bad checkpoints are input errors.
+// preemption_count and meta_data_1.json say it was resumed. Bad checkpoints are input errors:
+// damaged, edited, impossible or of a trial defined otherwise; a resume never replaces a result.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,12 +9,15 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <thread>
 
+#include "core/checksum.h"
 #include "store/study_store.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
@@ -56,8 +60,10 @@ TEST_F(CheckpointTest, AKilledRunResumesWithTheMetricsOfAnUninterruptedOne) {
   auto reference = pacer(run + " --out '" + dir_ + "/reference'");
   ASSERT_EQ(reference.code, 0) << reference.err;
 
+  // Checkpoints between evals (every 300 steps, evals every 500): the gradient norms of the steps
+  // since the last eval travel in the checkpoint, so train/grad_norm_mean and _max match too.
   const std::string cut = dir_ + "/cut";
-  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 500 --out '" + cut + "'",
+  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 300 --out '" + cut + "'",
                           dir_ + "/cut.log");
   const auto started = std::chrono::steady_clock::now();
   while (checkpoint_step(cut + "/checkpoint") < 1000) {
@@ -69,11 +75,12 @@ TEST_F(CheckpointTest, AKilledRunResumesWithTheMetricsOfAnUninterruptedOne) {
   const auto before = read_csv(cut + "/eval_measurements.csv");
   ASSERT_LT(before.at("global_step").size(), read_csv(dir_ + "/reference/eval_measurements.csv").at("global_step").size());
 
-  auto resumed = pacer(run + " --checkpoint-every 500 --resume --out '" + cut + "'");
+  auto resumed = pacer(run + " --checkpoint-every 300 --resume --out '" + cut + "'");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   const auto a = read_csv(dir_ + "/reference/eval_measurements.csv"), b = read_csv(cut + "/eval_measurements.csv");
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+  ASSERT_TRUE(a.count("train/grad_norm_mean") && a.count("train/grad_norm_max"));
   for (const auto& [name, cells] : a) {
     if (name.rfind("accumulated_", 0) == 0 || name == "total_duration" || name == "score" || name == "preemption_count") continue;
     for (size_t i = 0; i < cells.size(); ++i) {
@@ -94,6 +101,7 @@ TEST_F(CheckpointTest, CorruptOrForeignCheckpointsAndBadOptionsAreInputErrors) {
   auto r = pacer(run + " --checkpoint-every 20 --out '" + dir_ + "/a'");
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_GE(checkpoint_step(dir_ + "/a/checkpoint"), 20);
+  std::filesystem::remove(dir_ + "/a/trial.json");  // as a kill -9 after the last checkpoint leaves it
   // Another seed: not this trial's checkpoint.
   r = pacer(run + " --seed 9 --resume --out '" + dir_ + "/a'");
   EXPECT_EQ(r.code, 2);
@@ -123,6 +131,109 @@ TEST_F(CheckpointTest, KeepBestHoldsTheCheckpointOfTheBestValidationEval) {
   ASSERT_NE(at, std::string::npos) << trial;
   EXPECT_EQ(checkpoint_step(dir_ + "/best/checkpoint_best"), std::stoll(trial.substr(at + 24)));
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/best/checkpoint"));  // no periodic ones were asked for
+}
+
+// Edits `dir`/state.json with `change` and records the checksum of the edited text, as someone
+// who knows the format could: the values themselves must then be checked.
+template <typename Change>
+void edit_state(const std::string& dir, Change change) {
+  auto j = nlohmann::ordered_json::parse(testing::read_file(dir + "/state.json"));
+  j.erase("state_crc32");
+  change(j);
+  j["state_crc32"] = crc32_of_text(j.dump());
+  std::ofstream(dir + "/state.json") << j.dump();
+}
+
+TEST_F(CheckpointTest, ACheckpointCannotLieAndAResumeNeverReplacesAResult) {
+  const std::string run = " run -w synthetic_regression -a momentum --max-steps 40 --eval-every 20 --threads 1 -q";
+  const std::string out = dir_ + "/a", checkpoint = out + "/checkpoint";
+  auto r = pacer(run + " --checkpoint-every 20 --out '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string finished = testing::read_file(out + "/trial.json"), hparams = testing::read_file(out + "/hparams.json");
+  // A finished run: nothing to resume, and its result stays as it was.
+  r = pacer(run + " --checkpoint-every 20 --resume --out '" + out + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("holds a finished run (stop reason: max_steps)"), std::string::npos) << r.err;
+  EXPECT_EQ(testing::read_file(out + "/trial.json"), finished);
+  std::filesystem::remove(out + "/trial.json");  // as a kill -9 after the last checkpoint leaves it
+
+  // Any other definition of the trial is refused, naming what differs.
+  const std::pair<std::string, std::string> changes[] = {
+      {" --set learning_rate=0.3", "hyperparameters.learning_rate"},
+      {" --set dropout_rate=0.1", "hyperparameters.dropout_rate"},
+      {" --self-tuning", "ruleset"},
+      {" --budget 7", "time_budget"},
+      {" --eval-splits validation", "spec.eval_splits"},
+  };
+  for (const auto& [option, named] : changes) {
+    r = pacer(run + option + " --checkpoint-every 20 --resume --out '" + out + "'");
+    EXPECT_EQ(r.code, 2) << option;
+    EXPECT_NE(r.err.find("belongs to a trial defined otherwise: "), std::string::npos) << option << "\n" << r.err;
+    EXPECT_NE(r.err.find(" " + named + " ("), std::string::npos) << option << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // no stack trace
+  }
+  EXPECT_EQ(testing::read_file(out + "/hparams.json"), hparams);
+
+  // Damage: 24 bytes changed in the middle of the tensor file, its size unchanged.
+  const auto tensors = nlohmann::json::parse(testing::read_file(checkpoint + "/state.json")).at("tensors").get<std::string>();
+  const std::string intact = testing::read_file(checkpoint + "/" + tensors);
+  std::string damaged = intact;
+  for (size_t i = 0; i < 24; ++i) damaged[damaged.size() / 2 + i] ^= 0x55;
+  std::ofstream(checkpoint + "/" + tensors, std::ios::binary) << damaged;
+  r = pacer(run + " --checkpoint-every 20 --resume --out '" + out + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(tensors + " is damaged"), std::string::npos) << r.err;
+  std::ofstream(checkpoint + "/" + tensors, std::ios::binary) << intact;
+
+  // An edited record: the evals emptied (it used to drop the CSV rows before the checkpoint).
+  const std::string state = testing::read_file(checkpoint + "/state.json");
+  {
+    auto j = nlohmann::ordered_json::parse(state);
+    j["evals"] = nlohmann::ordered_json::array();
+    std::ofstream(checkpoint + "/state.json") << j.dump();
+  }
+  r = pacer(run + " --checkpoint-every 20 --resume --out '" + out + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("was edited or damaged"), std::string::npos) << r.err;
+
+  // Impossible values, even with a matching checksum.
+  const std::vector<std::pair<std::function<void(nlohmann::ordered_json&)>, std::string>> impossible = {
+      {[](auto& j) { j["step"] = -5; }, "step -5"},
+      {[](auto& j) { j["step"] = 4000; }, "past --max-steps"},
+      {[](auto& j) { j["accumulated_submission_time"] = -1.0; }, "negative or non-finite accumulated time"},
+      {[](auto& j) { j["algorithm_state"].erase(j["algorithm_state"].size() - 1); }, "the algorithm state it lists"},
+  };
+  for (const auto& [change, named] : impossible) {
+    std::ofstream(checkpoint + "/state.json") << state;
+    edit_state(checkpoint, change);
+    r = pacer(run + " --checkpoint-every 20 --resume --out '" + out + "'");
+    EXPECT_EQ(r.code, 2) << named;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
+
+  // The intact checkpoint resumes, and a killed writer's temporary files are cleaned up.
+  std::ofstream(checkpoint + "/state.json") << state;
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  const std::string leftover = checkpoint + "/state.json.tmp" + std::to_string(gone);
+  std::ofstream(leftover) << "half";
+  r = pacer(run + " --checkpoint-every 20 --resume --out '" + out + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(leftover));
+
+  // Results without a checkpoint, or a `checkpoint` that is a file: refused, nothing replaced.
+  ASSERT_EQ(pacer(run + " --out '" + dir_ + "/plain'").code, 0);
+  std::filesystem::remove(dir_ + "/plain/trial.json");
+  r = pacer(run + " --seed 4 --resume --out '" + dir_ + "/plain'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no checkpoint to continue from"), std::string::npos) << r.err;
+  std::filesystem::create_directory(dir_ + "/f");
+  std::ofstream(dir_ + "/f/checkpoint") << "not a folder";
+  r = pacer(run + " --checkpoint-every 20 --resume --out '" + dir_ + "/f'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is not a checkpoint folder"), std::string::npos) << r.err;
+  EXPECT_EQ(testing::read_file(dir_ + "/f/checkpoint"), "not a folder");
 }
 
 // The study store's re-run of a trial whose worker was killed continues from the trial's

@@ -4,14 +4,24 @@
 // hyperparameters that make an update undefined are out of range.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/folder_lock.h"
 #include "core/hyperparameters.h"
 #include "core/json_input.h"
 #include "store/study_store.h"
+#include "support/child_process.h"
 #include "support/cli_runner.h"
 
 namespace pacer {
@@ -140,6 +150,99 @@ TEST_F(HardeningCliTest, StudyDeleteAsksForYesThenRemovesTheStudy) {
   EXPECT_TRUE(shown.at(0).at("workload_time_to_target").is_null()) << list.out;
   EXPECT_TRUE(shown.at(0).at("studies").at(0).at("time_to_target").is_null()) << list.out;
   expect_input_error("study delete '" + store + "' nosuch --yes", "no study matches 'nosuch'");
+  // An empty selector (an unset shell variable) used to select, and delete, every study.
+  expect_input_error("study delete '" + store + "' '' --yes", "the study selector is empty");
+  expect_input_error("study delete '" + store + "' ' ' --yes", "the study selector is empty");
+  expect_input_error("study copy '" + store + "' '" + dir_ + "/copy.db' ''", "the study selector is empty");
+  expect_input_error("study export '" + store + "' ''", "the study selector is empty");
+  EXPECT_NE(pacer("study show '" + store + "' --json").out.find("study_1"), std::string::npos);  // still there
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/copy.db"));
+}
+
+// What an output path is stays what it is: a link is followed (its target written, the link
+// kept), a device or a pipe is written through, a folder is refused; never replaced by a file.
+TEST(AtomicFile, NeverReplacesWhatThePathIs) {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::path(::testing::TempDir()) / "pacer_atomic_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const std::string dir = tmpl;
+  write_file_atomic(dir + "/real.txt", "old");
+  fs::create_symlink("real.txt", dir + "/link.txt");
+  write_file_atomic(dir + "/link.txt", "new");
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.txt"));
+  EXPECT_EQ(read_text_file(dir + "/real.txt"), "new");
+  fs::create_symlink("later.txt", dir + "/dangling.txt");  // names the file to create
+  write_file_atomic(dir + "/dangling.txt", "made");
+  EXPECT_TRUE(fs::is_symlink(dir + "/dangling.txt"));
+  EXPECT_EQ(read_text_file(dir + "/later.txt"), "made");
+  fs::create_directory(dir + "/folder");
+  EXPECT_THROW(write_file_atomic(dir + "/folder", "x"), InputError);
+  EXPECT_TRUE(fs::is_directory(dir + "/folder"));
+  // /dev/full: the device's own error, and the device is still a device (as root it used to
+  // become an HTML file).
+  try {
+    write_file_atomic("/dev/full", "x");
+    ADD_FAILURE() << "writing /dev/full succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  // A pipe is written through to its reader.
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = read_text_file(dir + "/fifo"); });
+  write_file_atomic(dir + "/fifo", "through the pipe");
+  reader.join();
+  EXPECT_EQ(received, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(dir + "/fifo"));
+  // A killed writer's temporary file is removed; a live process's is not.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  std::ofstream(dir + "/trial.json.tmp" + std::to_string(gone)) << "half";
+  std::ofstream(dir + "/trial.json.tmp" + std::to_string(::getpid())) << "mine";
+  EXPECT_EQ(remove_stale_temporary_files(dir), 1);
+  EXPECT_FALSE(fs::exists(dir + "/trial.json.tmp" + std::to_string(gone)));
+  EXPECT_TRUE(fs::exists(dir + "/trial.json.tmp" + std::to_string(::getpid())));
+  fs::remove_all(dir);
+}
+
+TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
+  std::string tmpl = (std::filesystem::path(::testing::TempDir()) / "pacer_lock_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  {
+    FolderLock first(tmpl, "--out");
+    EXPECT_TRUE(first.held());
+    try {
+      FolderLock second(tmpl, "--out");
+      ADD_FAILURE() << "a second lock was granted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("another pacer process (pid " + std::to_string(::getpid()) + ")"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_NO_THROW(FolderLock again(tmpl, "--out"));  // released with the first
+  std::filesystem::remove_all(tmpl);
+}
+
+TEST_F(HardeningCliTest, TwoRunsNeverWriteOneFolderAtOnce) {
+  const std::string out = dir_ + "/shared";
+  const pid_t first = testing::start_child("'" + std::string(PACER_BINARY) +
+                                               "' run -w fmnist_mlp -a sgd --max-steps 100000 --budget 10000 "
+                                               "--ignore-targets --threads 1 -q --out '" + out + "'",
+                                           {}, dir_ + "/first.log");
+  const auto started = std::chrono::steady_clock::now();
+  while (!std::filesystem::exists(out + "/hparams.json")) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60)) << testing::read_file(dir_ + "/first.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Even --overwrite: it would remove the files the first run is writing.
+  expect_input_error("run" + quick_ + " --overwrite --out '" + out + "'", "is being written by another pacer process");
+  ::kill(first, SIGINT);  // the first writes what it measured and ends
+  EXPECT_EQ(testing::wait_exit(first), 130);
+  EXPECT_NE(testing::read_file(out + "/trial.json").find("fmnist_mlp"), std::string::npos);
+  EXPECT_EQ(pacer("run" + quick_ + " --overwrite --out '" + out + "'").code, 0);  // free again
 }
 
 TEST_F(HardeningCliTest, AScalingGoalOnAMetricTheWorkloadLacksIsAnInputError) {

@@ -24,6 +24,7 @@ const std::atomic<bool>& install_interrupt_handler() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);  // the terminal closed: stop as cleanly as for Ctrl-C
   return g_stop;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Ctrl-C for long-running commands: the first SIGINT or SIGTERM sets the returned flag (the
+// Ctrl-C for long-running commands: the first SIGINT, SIGTERM or SIGHUP sets the returned flag (the
 // command finishes its current step or trial cleanly and writes what it has); the second one
 // takes the default action at once.
 //

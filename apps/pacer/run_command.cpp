@@ -113,9 +113,10 @@ Action add_run_command(CLI::App& app) {
       options.communicator = std::make_shared<C10dCommunicator>(env, c10d);
     }
     const bool lead = env.rank == 0;
+    FolderLock out_lock;  // held to the end: a second command writing --out is refused
     if (lead && !a->out.empty()) {  // before any work: never mix with, or silently replace, earlier results
       if (a->overwrite && a->resume) throw InputError("--overwrite and --resume: give one of them");
-      prepare_result_folder(a->out, a->resume      ? ExistingResults::resume
+      out_lock = prepare_result_folder(a->out, a->resume      ? ExistingResults::resume
                                     : a->overwrite ? ExistingResults::overwrite
                                                    : ExistingResults::refuse);
     }

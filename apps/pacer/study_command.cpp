@@ -29,7 +29,14 @@ StudyStore open_existing(const std::string& path) {
 
 // STUDY: an id, a full name (experiment/workload/study_k) or a prefix of names
 // ("nadamw", "nadamw/fmnist_mlp").
-std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector) {
+// An empty selector given on the command line (an unset shell variable) is refused: it would
+// select every study, and `delete` would delete them all.
+std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector,
+                                        const CLI::Option* given) {
+  if (given && given->count() > 0 && selector.find_first_not_of(" \t\n") == std::string::npos) {
+    throw InputError("the study selector is empty (an unset shell variable?); name a study, or leave it out "
+                     "to mean every study where the command allows it");
+  }
   if (selector.empty()) return all;
   std::vector<StudyRecord> chosen;
   const bool numeric = selector.find_first_not_of("0123456789") == std::string::npos;
@@ -59,28 +66,28 @@ Action add_study_command(CLI::App& app) {
   list->add_flag("--json", a->json, "Machine-readable output");
   auto* show = app.add_subcommand("show", "Trials of studies: hyperparameters, status, time/steps to target");
   show->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
-  show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  auto* show_study = show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
   show->add_flag("--json", a->json, "Machine-readable output");
   auto* exporter = app.add_subcommand("export", "Every trial of studies with hyperparameters and results, one row each");
   exporter->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
-  exporter->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  auto* export_study = exporter->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
   auto* as_csv = exporter->add_flag("--csv", a->csv, "CSV (the default)");
   exporter->add_flag("--json", a->json, "JSON, as `pacer study show --json`")->excludes(as_csv);
   exporter->add_option("-o,--out", a->out, "Write to this file (atomically) instead of stdout");
   auto* remove = app.add_subcommand("delete", "Delete studies with their trials and evals (asks for --yes)");
   remove->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
-  remove->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix")->required();
+  auto* remove_study = remove->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix")->required();
   remove->add_flag("--yes", a->yes, "Really delete (without it: say what would be deleted, exit 2)");
   remove->add_flag("--force", a->force, "Also delete studies with a trial a worker is running");
   auto* copy = app.add_subcommand("copy", "Copy studies with every trial and eval to another store (created if missing)");
   copy->add_option("store", a->store, "Store to copy from (SQLite file or postgresql:// URI)")->required();
   copy->add_option("to", a->destination, "Store to copy to (SQLite file or postgresql:// URI)")->required();
-  copy->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  auto* copy_study = copy->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
 
-  return [a, list, show, exporter, remove, copy]() -> int {
+  return [a, list, show, exporter, remove, copy, show_study, export_study, remove_study, copy_study]() -> int {
     StudyStore store = open_existing(a->store);
     if (copy->parsed()) {
-      const auto chosen = select_studies(store.studies(), a->study);
+      const auto chosen = select_studies(store.studies(), a->study, copy_study);
       std::vector<StudySnapshot> snapshots;
       size_t trials = 0, evals = 0;
       for (const auto& s : chosen) {
@@ -96,7 +103,7 @@ Action add_study_command(CLI::App& app) {
       return 0;
     }
     if (remove->parsed()) {
-      const auto chosen = select_studies(store.studies(), a->study);
+      const auto chosen = select_studies(store.studies(), a->study, remove_study);
       std::vector<int64_t> ids;
       std::string names;
       for (const auto& s : chosen) {
@@ -112,7 +119,8 @@ Action add_study_command(CLI::App& app) {
                   static_cast<long long>(trials), store.path().c_str());
       return 0;
     }
-    const auto studies = select_studies(store.studies(), show->parsed() || exporter->parsed() ? a->study : "");
+    const auto studies = select_studies(store.studies(), a->study,
+                                        show->parsed() ? show_study : exporter->parsed() ? export_study : nullptr);
     const auto sweeps = summarize_studies(store, studies);
     if (exporter->parsed()) {
       const std::string text = a->json ? sweeps_json_text(sweeps) : trials_csv_text(sweeps);

@@ -6,11 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/checksum.h"
 #include "core/error.h"
 #include "core/json_input.h"
 
@@ -29,7 +34,7 @@ nlohmann::ordered_json eval_to_json(const EvalRecord& e) {
           {"metrics", e.metrics}};
 }
 
-EvalRecord eval_from_json(const nlohmann::json& j) {
+EvalRecord eval_from_json(const nlohmann::ordered_json& j) {
   EvalRecord e;
   e.step = j.at("step").get<int64_t>();
   e.accumulated_submission_time = j.at("accumulated_submission_time").get<double>();
@@ -43,6 +48,60 @@ EvalRecord eval_from_json(const nlohmann::json& j) {
 }
 
 std::string tensor_file(int64_t step) { return "tensors_" + std::to_string(step) + ".pt"; }
+
+// Format 2 adds the checksums, the trial's definition and the gradient norms since the last eval.
+constexpr int kFormat = 2;
+
+// Where two JSON values differ, leaf by leaf: "spec.max_steps (40 in the checkpoint, 60 now)".
+std::string shown(const nlohmann::json& v) {
+  const std::string text = v.dump();
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+void differences(const nlohmann::json& a, const nlohmann::json& b, const std::string& at,
+                 std::vector<std::string>& out) {
+  const auto name = [&](const std::string& key) { return at.empty() ? key : at + "." + key; };
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (!b.contains(key)) out.push_back(name(key) + " (" + shown(value) + " in the checkpoint, not given now)");
+      else differences(value, b.at(key), name(key), out);
+    }
+    for (const auto& [key, value] : b.items()) {
+      if (!a.contains(key)) out.push_back(name(key) + " (not in the checkpoint, " + shown(value) + " now)");
+    }
+  } else if (a != b) {
+    out.push_back((at.empty() ? "the definition" : at) + " (" + shown(a) + " in the checkpoint, " + shown(b) + " now)");
+  }
+}
+
+void require(bool ok, const std::string& file, const std::string& what) {
+  if (!ok) throw InputError("checkpoint: " + file + ": impossible value: " + what + "; the checkpoint was edited or damaged");
+}
+
+bool finite_non_negative(double v) { return std::isfinite(v) && v >= 0.0; }
+
+// Values no run can have written.
+void check_values(const CheckpointState& s, const std::string& file) {
+  require(s.step >= 0, file, "step " + std::to_string(s.step));
+  require(s.batches_consumed >= 0, file, "batches_consumed " + std::to_string(s.batches_consumed));
+  require(s.preemption_count >= 0, file, "preemption_count " + std::to_string(s.preemption_count));
+  require(finite_non_negative(s.accumulated_submission_time) && finite_non_negative(s.accumulated_eval_time) &&
+              finite_non_negative(s.accumulated_logging_time) && finite_non_negative(s.total_duration),
+          file, "a negative or non-finite accumulated time");
+  int64_t previous = 0;
+  for (const auto& e : s.evals) {
+    require(e.step >= previous && e.step <= s.step, file,
+            "an eval at step " + std::to_string(e.step) + " (out of order or after the checkpoint's step " +
+                std::to_string(s.step) + ")");
+    require(finite_non_negative(e.accumulated_submission_time) && finite_non_negative(e.accumulated_eval_time) &&
+                finite_non_negative(e.accumulated_logging_time) && finite_non_negative(e.total_duration) &&
+                e.accumulated_submission_time <= s.accumulated_submission_time,
+            file, "an eval's times (negative, non-finite or after the checkpoint's)");
+    require(e.preemption_count >= 0 && e.preemption_count <= s.preemption_count, file,
+            "an eval's preemption_count " + std::to_string(e.preemption_count));
+    previous = e.step;
+  }
+}
 
 }  // namespace
 
@@ -61,11 +120,22 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
     names.push_back(name);
   }
   const std::string tensors = tensor_file(s.step);
-  const fs::path tmp = fs::path(dir) / (tensors + ".tmp");
-  archive.save_to(tmp.string());
+  // Named as write_file_atomic names its temporary files, so remove_stale_temporary_files finds
+  // what a kill leaves.
+  const fs::path tmp = fs::path(dir) / (tensors + ".tmp" + std::to_string(::getpid()));
+  try {
+    archive.save_to(tmp.string());
+  } catch (const std::exception& e) {  // a full disk: LibTorch's c10::Error, reported as ours
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    std::string why = e.what();
+    why = why.substr(0, why.find('\n'));  // c10's message is followed by a stack trace
+    throw Error("cannot write the checkpoint " + tmp.string() + ": " + why);
+  }
   fs::rename(tmp, fs::path(dir) / tensors);
 
   nlohmann::ordered_json j;
+  j["format"] = kFormat;
   j["workload"] = s.workload;
   j["algorithm"] = s.algorithm;
   j["seed"] = s.seed;
@@ -80,16 +150,24 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
   j["test_goal_reached"] = s.test_goal_reached;
   j["preemption_count"] = s.preemption_count;
   j["tensors"] = tensors;
+  j["tensors_crc32"] = crc32_of_file((fs::path(dir) / tensors).string());
   j["parameters"] = parameters.size();
   j["algorithm_state"] = names;
+  j["grad_norms_since_eval"] = s.grad_norms_since_eval;
+  j["definition"] = s.definition.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(s.definition);
   auto& evals = j["evals"] = nlohmann::ordered_json::array();
   for (const auto& e : s.evals) evals.push_back(eval_to_json(e));
+  // Last: the checksum of everything above, so an edit of any value is found on resume.
+  j["state_crc32"] = crc32_of_text(j.dump());
   write_file_atomic((fs::path(dir) / "state.json").string(), j.dump() + "\n");
   // The older tensor files are no longer named by state.json.
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (name != tensors && name.rfind("tensors_", 0) == 0) fs::remove(entry.path());
+    if (name != tensors && name.rfind("tensors_", 0) == 0 && name.find(".tmp") == std::string::npos) {
+      fs::remove(entry.path());
+    }
   }
+  remove_stale_temporary_files(dir);  // a killed writer's
 }
 
 CheckpointState load_checkpoint(const std::string& dir, Network& network, TrainingAlgorithm& algorithm,
@@ -100,13 +178,32 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
   std::stringstream text;
   text << in.rdbuf();
   check_json_input(text.str(), "checkpoint: " + state_path.string());
-  const auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  auto j = nlohmann::ordered_json::parse(text.str(), nullptr, false);
   if (!j.is_object()) throw InputError("checkpoint: " + state_path.string() + " is not valid JSON");
   CheckpointState s;
   std::vector<std::string> names;
-  std::string tensors;
+  std::string tensors, tensors_crc32;
   size_t parameter_count = 0;
+  const std::string file = state_path.string();
   try {
+    if (!j.contains("format")) {
+      s.unverified = true;  // an earlier Pacer's: no checksums to check
+    } else {
+      if (j.at("format").get<int>() != kFormat) {
+        throw InputError("checkpoint: " + file + ": format " + j.at("format").dump() + " is not this Pacer's (" +
+                         std::to_string(kFormat) + "); resume it with the Pacer that wrote it");
+      }
+      const std::string recorded = j.at("state_crc32").get<std::string>();
+      j.erase("state_crc32");
+      if (crc32_of_text(j.dump()) != recorded) {
+        throw InputError("checkpoint: " + file + " was edited or damaged (its checksum differs); it cannot be trusted: "
+                         "start the run again with --overwrite");
+      }
+      tensors_crc32 = j.at("tensors_crc32").get<std::string>();
+      // An infinite norm is written as null (as nlohmann writes non-finite numbers).
+      for (const auto& v : j.at("grad_norms_since_eval")) s.grad_norms_since_eval.push_back(v.is_null() ? INFINITY : v.get<double>());
+      if (!j.at("definition").is_null()) s.definition = j.at("definition").dump();
+    }
     s.workload = j.at("workload").get<std::string>();
     s.algorithm = j.at("algorithm").get<std::string>();
     s.seed = j.at("seed").get<uint64_t>();
@@ -127,6 +224,7 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
   } catch (const nlohmann::json::exception& e) {
     throw InputError("checkpoint: " + state_path.string() + ": " + e.what());
   }
+  check_values(s, file);
   if (s.workload != expected.workload || s.algorithm != expected.algorithm || s.seed != expected.seed ||
       s.batch_size != expected.batch_size) {
     throw InputError("checkpoint: " + state_path.string() + " belongs to " + s.workload + " x " + s.algorithm +
@@ -134,10 +232,43 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
                      ", not to this trial (" + expected.workload + " x " + expected.algorithm + ", seed " +
                      std::to_string(expected.seed) + ", batch size " + std::to_string(expected.batch_size) + ")");
   }
+  if (!s.unverified && !expected.definition.empty()) {
+    std::vector<std::string> changed;
+    differences(nlohmann::json::parse(s.definition.empty() ? "null" : s.definition),
+                nlohmann::json::parse(expected.definition), "", changed);
+    if (!changed.empty()) {
+      std::string names_changed;
+      for (size_t i = 0; i < changed.size(); ++i) names_changed += (i ? ", " : "") + changed[i];
+      throw InputError("checkpoint: " + file + " belongs to a trial defined otherwise: " + names_changed +
+                       "; resume with the options of the run that wrote it");
+    }
+  }
   const fs::path tensor_path = fs::path(dir) / tensors;
+  if (tensors.empty() || tensors.find('/') != std::string::npos || tensors == "." || tensors == "..") {
+    throw InputError("checkpoint: " + file + ": 'tensors' must name a file in the checkpoint folder");
+  }
+  if (!fs::is_regular_file(tensor_path)) throw InputError("checkpoint: " + tensor_path.string() + " is missing");
+  if (!s.unverified && crc32_of_file(tensor_path.string()) != tensors_crc32) {
+    throw InputError("checkpoint: " + tensor_path.string() + " is damaged (its checksum differs from the one "
+                     "state.json recorded); start the run again with --overwrite");
+  }
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(tensor_path.string());
+    {  // the algorithm state state.json lists is what the tensor file holds, no more, no less
+      std::vector<std::string> held;
+      for (const auto& key : archive.keys()) {
+        if (key.rfind("algorithm/", 0) == 0) held.push_back(key.substr(10));
+      }
+      std::vector<std::string> listed = names;
+      std::sort(held.begin(), held.end());
+      std::sort(listed.begin(), listed.end());
+      if (held != listed) {
+        throw InputError("checkpoint: " + file + ": impossible value: the algorithm state it lists (" +
+                         std::to_string(names.size()) + " tensors) is not what " + tensors + " holds (" +
+                         std::to_string(held.size()) + "); the checkpoint was edited or damaged");
+      }
+    }
     at::NoGradGuard no_grad;
     auto parameters = network.parameters();
     if (parameters.size() != parameter_count) throw Error("the network has a different number of parameters");
@@ -162,7 +293,9 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
-    throw InputError("checkpoint: " + tensor_path.string() + " cannot be restored: " + e.what());
+    std::string why = e.what();
+    why = why.substr(0, why.find('\n'));  // c10's message is followed by a stack trace
+    throw InputError("checkpoint: " + tensor_path.string() + " cannot be restored: " + why);
   }
   return s;
 }

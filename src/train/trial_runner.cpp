@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 #include "core/seed.h"
 #include "data/batch_stream.h"
@@ -114,6 +116,7 @@ class TrialLoop {
   // last eval, summarized in the eval's train/grad_norm* metrics.
   double grad_norm_ = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> grad_norms_since_eval_;
+  std::string definition_;  // the trial's whole definition, recorded in and compared with checkpoints
   bool time_remaining_ = true, training_complete_ = false, interrupted_ = false;
   StepContext context_;
   std::optional<StopReason> stop_;
@@ -155,6 +158,14 @@ void TrialLoop::set_up() {
       throw InputError("checkpoints with delta mode over virtual workers are not supported yet");
     }
     checkpoint_dir_ = options_.out_dir + "/checkpoint";
+    // Everything that decides what the trial computes: a resume with any other value is refused.
+    nlohmann::ordered_json definition;
+    definition["spec"] = nlohmann::ordered_json::parse(spec.to_json());
+    definition["ruleset"] = resolved_ ? "external" : "self";
+    definition["hyperparameters"] =
+        resolved_ ? nlohmann::ordered_json::parse(resolved_->to_json(0)) : nlohmann::ordered_json();
+    definition["time_budget"] = result_.time_budget;
+    definition_ = definition.dump();
   }
 
   workload_.load({spec.data_dir, device_});
@@ -170,7 +181,8 @@ void TrialLoop::set_up() {
   notify([&](TrialObserver& o) { o.on_start(start); });
   if (plan_) notify([&](TrialObserver& o) { o.on_message("data parallel: " + plan_->describe()); });
   if (restored_) {
-    notify([&](TrialObserver& o) { o.on_message("resumed from " + checkpoint_dir_ + " at step " + std::to_string(state_.step)); });
+    notify([&](TrialObserver& o) { o.on_message("resumed from " + checkpoint_dir_ + " at step " + std::to_string(state_.step) +
+                  (restored_->unverified ? " (written by an earlier Pacer without checksums: not verified)" : "")); });
   }
   stream_ = std::make_unique<BatchStream>(
       workload_.dataset(EvalSplit::train),
@@ -194,6 +206,7 @@ CheckpointState TrialLoop::checkpoint_identity() const {
   id.algorithm = algorithm_.name();
   id.seed = options_.seed;
   id.batch_size = result_.batch_size;
+  id.definition = definition_;
   return id;
 }
 
@@ -207,7 +220,12 @@ void TrialLoop::restore_checkpoint() {
   state_.validation_goal_reached = restored_->validation_goal_reached;
   state_.test_goal_reached = restored_->test_goal_reached;
   state_.evals = restored_->evals;
+  grad_norms_since_eval_ = restored_->grad_norms_since_eval;
   preemption_count_ = restored_->preemption_count + 1;
+  if (options_.spec.max_steps > 0 && state_.step > options_.spec.max_steps) {
+    throw InputError("checkpoint: " + checkpoint_dir_ + "/state.json: impossible value: step " +
+                     std::to_string(state_.step) + " is past --max-steps " + std::to_string(options_.spec.max_steps));
+  }
   const std::string key = "validation/" + spec_.target_metric;
   for (const auto& e : state_.evals) {
     const auto it = e.metrics.find(key);
@@ -230,6 +248,7 @@ CheckpointState TrialLoop::snapshot(double now) const {
   s.test_goal_reached = state_.test_goal_reached;
   s.preemption_count = preemption_count_;
   s.evals = state_.evals;
+  s.grad_norms_since_eval = grad_norms_since_eval_;
   return s;
 }
 

@@ -20,32 +20,82 @@ std::string format_number(double value) {
 
 }  // namespace
 
-void prepare_result_folder(const std::string& dir, ExistingResults existing) {
+namespace {
+
+// Pacer's own files in a result folder (what --overwrite removes).
+bool is_result_file(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return name == "trial.json" || name == "hparams.json" || name == "eval_measurements.csv" || name == "checkpoint" ||
+         name == "checkpoint_best" || (name.rfind("meta_data_", 0) == 0 && path.extension() == ".json");
+}
+
+// --resume where it would replace a result instead of continuing one.
+void check_resumable(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path checkpoint = fs::path(dir) / "checkpoint";
+  if (fs::exists(fs::symlink_status(checkpoint, ec)) && !fs::is_directory(checkpoint, ec)) {
+    throw InputError("--resume: " + checkpoint.string() + " is not a checkpoint folder; nothing was changed");
+  }
+  const fs::path trial = fs::path(dir) / "trial.json";
+  if (fs::exists(trial, ec)) {
+    std::string reason = "unknown";
+    try {
+      const auto j = nlohmann::json::parse(read_text_file(trial.string()), nullptr, false);
+      if (j.is_object() && j.contains("stop_reason") && j["stop_reason"].is_string()) reason = j["stop_reason"];
+    } catch (const std::exception&) {
+    }
+    if (reason != "interrupted") {
+      throw InputError("--resume: " + dir + " holds a finished run (stop reason: " + reason +
+                       "); there is nothing to resume. Give --overwrite to run it again, or another --out");
+    }
+  }
+  if (fs::exists(checkpoint / "state.json", ec)) return;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (is_result_file(entry.path())) {
+      throw InputError("--resume: " + dir + " holds results of an earlier run but no checkpoint to continue from (" +
+                       entry.path().filename().string() + "); give --overwrite to replace them, or another --out");
+    }
+  }
+}
+
+}  // namespace
+
+FolderLock prepare_result_folder(const std::string& dir, ExistingResults existing) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
     throw InputError("--out " + dir + ": is a file, not a folder");
   }
-  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec) && existing == ExistingResults::refuse) {
+  try {
+    create_directories(dir);
+  } catch (const std::exception& e) {
+    throw InputError("--out " + dir + ": cannot write there: " + e.what());
+  }
+  FolderLock lock(dir, "--out");  // first: the checks below must not race another writer
+  bool empty = true;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename() != FolderLock::kFileName) empty = false;
+  }
+  if (!empty && existing == ExistingResults::refuse) {
     throw InputError("--out " + dir + ": the folder already holds files (an earlier result?); give --overwrite to " +
                      "replace Pacer's results there, or --resume to continue a checkpointed run");
   }
-  if (existing == ExistingResults::overwrite && fs::is_directory(dir, ec)) {
+  if (existing == ExistingResults::resume) check_resumable(dir);
+  if (existing == ExistingResults::overwrite) {
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      const std::string name = entry.path().filename().string();
-      const bool ours = name == "trial.json" || name == "hparams.json" || name == "eval_measurements.csv" ||
-                        name == "checkpoint" || name == "checkpoint_best" ||
-                        (name.rfind("meta_data_", 0) == 0 && entry.path().extension() == ".json");
-      if (ours) fs::remove_all(entry.path(), ec);
+      if (is_result_file(entry.path())) fs::remove_all(entry.path(), ec);
     }
   }
+  // A killed write's leftovers (the result files, a checkpoint's state or tensors).
+  for (const char* sub : {"", "/checkpoint", "/checkpoint_best"}) remove_stale_temporary_files(dir + sub);
   try {
-    create_directories(dir);
     write_file_atomic(dir + "/.pacer_write_check", "");  // unwritable: fail now, not after training
   } catch (const std::exception& e) {
     throw InputError("--out " + dir + ": cannot write there: " + e.what());
   }
   fs::remove(dir + "/.pacer_write_check", ec);
+  return lock;
 }
 
 TrialWriter::TrialWriter(std::string out_dir) : out_dir_(std::move(out_dir)) { create_directories(out_dir_); }

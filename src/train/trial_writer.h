@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/folder_lock.h"
 #include "core/hyperparameters.h"
 #include "train/trial_observer.h"
 #include "train/trial_result.h"
@@ -22,11 +23,15 @@ namespace pacer {
 // What to do with a result folder that already holds files.
 enum class ExistingResults { refuse, overwrite, resume };
 
-// Before any work: `dir` is created if missing and must be a writable folder. One that already
+// Before any work: `dir` is created if missing and must be a writable folder, and is locked for
+// as long as the returned lock lives (a second command writing it is refused). One that already
 // holds files is refused (InputError naming it and the two flags), as AlgoPerf's runner does,
-// unless `resume` (a checkpointed run continues there) or `overwrite` (Pacer's own result files
-// and checkpoints in it are removed first; nothing else is touched).
-void prepare_result_folder(const std::string& dir, ExistingResults existing);
+// unless `overwrite` (Pacer's own result files and checkpoints in it are removed first; nothing
+// else is touched) or `resume`: a checkpointed run that has not finished continues there. A
+// resume is refused where it would replace a result: a finished run (trial.json says how it
+// ended, not interrupted), earlier results without a checkpoint, a `checkpoint` that is not a
+// folder.
+FolderLock prepare_result_folder(const std::string& dir, ExistingResults existing);
 
 class TrialWriter : public TrialObserver {
  public:
