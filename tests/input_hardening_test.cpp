@@ -226,6 +226,20 @@ TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
   std::filesystem::remove_all(tmpl);
 }
 
+// AlgoPerf's log layout has no experiment level: a second experiment in one --out is refused
+// before any work, while the same experiment (a resumed run, more workers) shares it.
+TEST_F(HardeningCliTest, TwoExperimentsNeverShareOneLogFolder) {
+  const std::string tune = "tune -w synthetic_regression --ruleset self --max-steps 5 --eval-every 5 --threads 1 -q";
+  const std::string logs = dir_ + "/logs";
+  ASSERT_EQ(pacer(tune + " -a sgd --store '" + dir_ + "/a.db' --out '" + logs + "'").code, 0);
+  const std::string first = testing::read_file(logs + "/study_1/synthetic_regression_libtorch/trial_1/trial.json");
+  expect_input_error(tune + " -a momentum --store '" + dir_ + "/b.db' --out '" + logs + "'",
+                     "holds the logs of experiment 'sgd'");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/b.db"));  // refused before the store was made
+  EXPECT_EQ(pacer(tune + " -a sgd --store '" + dir_ + "/a.db' --out '" + logs + "'").code, 0);  // same experiment
+  EXPECT_EQ(testing::read_file(logs + "/study_1/synthetic_regression_libtorch/trial_1/trial.json"), first);
+}
+
 TEST_F(HardeningCliTest, TwoRunsNeverWriteOneFolderAtOnce) {
   const std::string out = dir_ + "/shared";
   const pid_t first = testing::start_child("'" + std::string(PACER_BINARY) +
@@ -239,7 +253,9 @@ TEST_F(HardeningCliTest, TwoRunsNeverWriteOneFolderAtOnce) {
   }
   // Even --overwrite: it would remove the files the first run is writing.
   expect_input_error("run" + quick_ + " --overwrite --out '" + out + "'", "is being written by another pacer process");
-  ::kill(first, SIGINT);  // the first writes what it measured and ends
+  // The terminal closed (SIGHUP, which used to kill a run without trial.json): the first writes
+  // what it measured and ends, as for Ctrl-C.
+  ::kill(first, SIGHUP);
   EXPECT_EQ(testing::wait_exit(first), 130);
   EXPECT_NE(testing::read_file(out + "/trial.json").find("fmnist_mlp"), std::string::npos);
   EXPECT_EQ(pacer("run" + quick_ + " --overwrite --out '" + out + "'").code, 0);  // free again

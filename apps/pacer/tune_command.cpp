@@ -23,6 +23,7 @@
 #include "score/rules.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
+#include "tune/log_folder.h"
 #include "tune/scientific.h"
 #include "tune/study_summary.h"
 #include "tune/sweep.h"
@@ -156,6 +157,8 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     }
     for (const auto& s : sweeps) validate_sweep(s);  // before the store exists
     resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial
+    // Before the store: an --out of another experiment, or one that cannot be written, is refused now.
+    if (!a->out.empty() && a->worker_label.empty()) claim_log_folder(a->out, a->name.empty() ? algorithm : a->name);
     make_store_folder(a->store);
 
     StudyStore store(a->store);
@@ -198,6 +201,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
 
     WorkerOptions options;
     options.out_dir = a->out;
+    options.experiment_folders = scientific.has_value();  // one sweep per value: OUT/<experiment>/study_<k>/...
     options.lease_sec = a->lease;
     options.heartbeat_sec = a->heartbeat;
     options.poll_sec = std::min(2.0, a->heartbeat);
