@@ -236,6 +236,23 @@ TEST_F(CheckpointTest, ACheckpointCannotLieAndAResumeNeverReplacesAResult) {
   EXPECT_EQ(testing::read_file(dir_ + "/f/checkpoint"), "not a folder");
 }
 
+// A full disk while a checkpoint is written: the trial fails with the disk's reason in
+// trial.json (LibTorch's file writer used to abort the process from a destructor: exit 134).
+TEST_F(CheckpointTest, AFullDiskFailsTheTrialCleanly) {
+  const std::string disk = dir_ + "/disk";
+  std::filesystem::create_directory(disk);
+  if (::geteuid() != 0 || std::system(("mount -t tmpfs -o size=300k tmpfs '" + disk + "' 2>/dev/null").c_str()) != 0) {
+    GTEST_SKIP() << "needs root and mount for a small file system";
+  }
+  const auto r = pacer(" run -w fmnist_mlp -a nadamw --max-steps 40 --eval-every 20 --threads 1 -q "
+                       "--checkpoint-every 10 --out '" + disk + "/r'");
+  const std::string trial = testing::read_file(disk + "/r/trial.json");
+  std::system(("umount '" + disk + "'").c_str());
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(trial.find("No space left on device"), std::string::npos) << trial;
+  EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;
+}
+
 // The study store's re-run of a trial whose worker was killed continues from the trial's
 // checkpoint: the same metrics as an uninterrupted study, every eval in the store's new attempt.
 TEST_F(CheckpointTest, ATuneTrialReRunAfterItsWorkerDiedResumesFromItsCheckpoint) {

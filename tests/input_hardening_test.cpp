@@ -226,6 +226,123 @@ TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
   std::filesystem::remove_all(tmpl);
 }
 
+// Input that used to be silently changed, clamped or ignored: refused naming it, or warned.
+TEST_F(HardeningCliTest, SilentlyChangedInputIsRefusedOrWarned) {
+  expect_input_error("run" + quick_ + " --seed 18446744073709551616", "more than 18446744073709551615");
+  std::ofstream(dir_ + "/twice.json") << R"({"learning_rate": 0.1, "learning_rate": 0.2})";
+  const auto twice = pacer("run" + quick_ + " --hparams '" + dir_ + "/twice.json'");
+  EXPECT_EQ(twice.code, 0) << twice.err;
+  EXPECT_NE(twice.err.find("'learning_rate' is given twice; the later value is kept"), std::string::npos) << twice.err;
+  std::ofstream(dir_ + "/self.json")
+      << R"({"synthetic_regression": {"metric": "loss", "validation_target": 0.3, "base_workload": "synthetic_regression"}})";
+  std::ofstream(dir_ + "/unknown.json") << R"({"synthetic_regression": {"metric": "loss", "validation_target": 0.3, "base_workload": "nosuch"}})";
+  const std::string store = dir_ + "/s.db";
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --ruleset self --max-steps 5 --eval-every 5 --threads 1 -q "
+                  "--store '" + store + "'").code, 0);
+  expect_input_error("score '" + store + "' --self-tuning --targets '" + dir_ + "/self.json'", "names itself");
+  expect_input_error("score '" + store + "' --self-tuning --targets '" + dir_ + "/unknown.json'", "'nosuch' is not a known workload");
+  const std::string space = " --space '" + std::string(PACER_SOURCE_DIR) + "/spaces/sgd.json'";
+  expect_input_error("scale -w synthetic_regression -a sgd,sgd" + space + space + " --batch-sizes 16,32 --max-steps 20 "
+                     "--store '" + dir_ + "/scale.db'", "'sgd' is given twice");
+  expect_input_error("scale -w fmnist_mlp -a sgd" + space + " --batch-sizes 16,32 --max-steps 20 --goal 2.0 --store '" +
+                         dir_ + "/scale.db'",
+                     "accuracy lies in [0, 1]");
+  expect_input_error("probe -w synthetic_regression -a sgd --memory-limit 99999999999999T --out '" + dir_ + "/p'",
+                     "more than the 8 EiB");
+  expect_input_error("probe --stability -w synthetic_regression -a sgd --lr-min 0 --out '" + dir_ + "/p'",
+                     "--lr-min: must be positive (got 0)");
+  expect_input_error("probe --stability -w synthetic_regression -a sgd --lr-min 1e-9 --lr-max 10 --lr-factor 1.01 "
+                     "--out '" + dir_ + "/p'",
+                     "more than 64 runs");
+  expect_input_error("probe --stability -w synthetic_regression -a sgd --warmups 0 --out '" + dir_ + "/p'", "--warmups");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
+}
+
+// Outputs are checked before any work; messages name the real culprit, in one line.
+TEST_F(HardeningCliTest, OutputsAreCheckedFirstAndMessagesSayWhatIsWrong) {
+  const std::string store = dir_ + "/s.db";
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --ruleset self --max-steps 5 --eval-every 5 --threads 1 -q "
+                  "--store '" + store + "'").code, 0);
+  std::ofstream(dir_ + "/file") << "x";
+  const std::string unwritable = dir_ + "/file/sub";  // a folder under a file cannot be made
+  expect_input_error("score '" + store + "' --self-tuning --out '" + unwritable + "'", "cannot write there");
+  expect_input_error("tune -w synthetic_regression -a sgd --ruleset self --max-steps 5 --threads 1 -q --store '" +
+                         dir_ + "/t.db' --out '" + unwritable + "'",
+                     "cannot write there");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/t.db"));  // before the store
+  expect_input_error("analyze '" + store + "' sgd/synthetic_regression --out '" + unwritable + "'", "cannot write there");
+  expect_input_error("probe -w synthetic_regression -a sgd --out '" + unwritable + "'", "cannot write there");
+  // A default folder holding an earlier result is not replaced silently.
+  std::filesystem::create_directories(dir_ + "/probe");
+  std::ofstream(dir_ + "/probe/probe.json") << "{}";
+  expect_input_error("probe -w synthetic_regression -a sgd --out '" + dir_ + "/probe'", "give --overwrite");
+  EXPECT_EQ(testing::read_file(dir_ + "/probe/probe.json"), "{}");
+  // Wrong diagnoses: a folder is a folder, not malformed JSON or a missing file.
+  std::filesystem::create_directories(dir_ + "/folder");
+  expect_input_error("run" + quick_ + " --hparams '" + dir_ + "/folder'", "is a folder, not a file");
+  expect_input_error("tune -w synthetic_regression -a sgd --space '" + dir_ + "/folder' --store '" + dir_ + "/u.db'",
+                     "is a folder, not a file");
+  expect_input_error("run -w synthetic_regression -a '" + dir_ + "/folder' --max-steps 5", "is a folder; give the plugin's .so");
+  expect_input_error("run -w synthetic_regression -a /dev/null --max-steps 5", "is not a regular file");
+  expect_input_error("report '" + store + "'", "pacer score STORE --out DIR, then pacer report DIR");
+  expect_input_error("study frob '" + store + "'", "unknown subcommand 'frob' of 'pacer study'");
+  expect_input_error("run" + quick_ + " --budget 0", "--budget: must be positive (got 0)");
+  expect_input_error("run -w synthetic_regression -a sgd --max-steps 5 --max-steps 6", "given 2 times; give it once");
+  // A link loop in a log tree is skipped with a warning, not a raw filesystem error.
+  std::filesystem::create_directories(dir_ + "/logs/sub");
+  std::filesystem::create_directory_symlink("loop", dir_ + "/logs/loop");
+  std::filesystem::create_directory_symlink("..", dir_ + "/logs/sub/up");
+  const auto loop = pacer("score '" + dir_ + "/logs'");
+  EXPECT_EQ(loop.code, 2) << loop.err;
+  EXPECT_NE(loop.err.find("skipped"), std::string::npos) << loop.err;
+  EXPECT_NE(loop.err.find("no eval_measurements.csv"), std::string::npos) << loop.err;
+  // A store whose trials are unfinished (its worker killed mid-trial): the scores are provisional.
+  EXPECT_EQ(pacer("score '" + store + "' --self-tuning").err.find("not finished"), std::string::npos);  // all finished
+  const std::string killed = dir_ + "/killed.db";
+  const pid_t worker = testing::start_child("'" + std::string(PACER_BINARY) +
+                                                "' tune -w fmnist_mlp -a sgd --ruleset self --budget 1000 "
+                                                "--ignore-targets --max-steps 100000 --threads 1 -q --store '" + killed + "'",
+                                            {}, dir_ + "/killed.log");
+  const auto started = std::chrono::steady_clock::now();
+  while (testing::read_file(dir_ + "/killed.log").empty() && !std::filesystem::exists(killed)) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // its trial claimed and training
+  ::kill(worker, SIGKILL);
+  testing::wait_exit(worker);
+  const auto unfinished = pacer("score '" + killed + "' --self-tuning");
+  EXPECT_NE(unfinished.err.find("trials are not finished"), std::string::npos) << unfinished.err;
+  // Without --out, run says that nothing is saved.
+  const auto unsaved = pacer("run" + quick_);
+  EXPECT_NE(unsaved.out.find("not saved (give --out DIR"), std::string::npos) << unsaved.out;
+}
+
+// An archived store on read-only media is read (a WAL database used to be "not a pacer study
+// store" there: SQLite could not make its -shm file).
+TEST_F(HardeningCliTest, AStoreOnReadOnlyMediaIsRead) {
+  const std::string media = dir_ + "/media";
+  std::filesystem::create_directory(media);
+  if (::geteuid() != 0 || std::system(("mount -t tmpfs -o size=16m tmpfs '" + media + "' 2>/dev/null").c_str()) != 0) {
+    GTEST_SKIP() << "needs root and mount for a read-only file system";
+  }
+  const auto made = pacer("tune -w synthetic_regression -a sgd --ruleset self --max-steps 5 --eval-every 5 --threads 1 "
+                          "-q --store '" + media + "/s.db'");
+  const int remounted = std::system(("mount -o remount,ro '" + media + "'").c_str());
+  const auto list = pacer("study list '" + media + "/s.db'");
+  const auto score = pacer("score '" + media + "/s.db' --self-tuning");
+  const auto write = pacer("study delete '" + media + "/s.db' sgd --yes");
+  std::system(("umount '" + media + "'").c_str());
+  ASSERT_EQ(made.code, 0) << made.err;
+  ASSERT_EQ(remounted, 0);
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find("sgd"), std::string::npos) << list.out;
+  EXPECT_EQ(score.code, 0) << score.err;
+  EXPECT_NE(write.code, 0);
+  EXPECT_NE(write.err.find("s.db"), std::string::npos) << write.err;  // the store is named
+  EXPECT_NE(write.err.find("cannot be written"), std::string::npos) << write.err;
+}
+
 // AlgoPerf's log layout has no experiment level: a second experiment in one --out is refused
 // before any work, while the same experiment (a resumed run, more workers) shares it.
 TEST_F(HardeningCliTest, TwoExperimentsNeverShareOneLogFolder) {

@@ -9,6 +9,7 @@
 #include "analyze/study_data.h"
 #include "commands.h"
 #include "core/error.h"
+#include "core/output_folder.h"
 #include "store/study_store.h"
 
 namespace pacer::cli {
@@ -18,7 +19,7 @@ struct AnalyzeArgs {
   std::string store, study, out = "runs/analysis";
   int resamples = 1000;
   uint64_t seed = 0;
-  bool json = false;
+  bool json = false, overwrite = false;
 };
 
 }  // namespace
@@ -36,8 +37,11 @@ Action add_analyze_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   app.add_option("--seed", a->seed, "Seed of the bootstrap")->capture_default_str();
   app.add_flag("--json", a->json, "Print analysis.json instead of the text report");
+  app.add_flag("--overwrite", a->overwrite, "Replace an earlier analysis in --out (else it is refused)");
 
   return [a]() -> int {
+    // Before any work: an unwritable --out, or one holding an earlier analysis.
+    if (!a->out.empty()) prepare_output_folder(a->out, "--out", {"analysis.json", "analysis.html"}, a->overwrite);
     StudyStoreOptions options;
     options.create = false;
     StudyStore store(a->store, options);

@@ -14,6 +14,7 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "input_guards.h"
 #include "interrupt.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
@@ -181,10 +182,10 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   CLI::Option* rulesets_option = app.add_option("--rulesets", a->rulesets, "Parts to run: self, external (comma-separated)")
       ->delimiter(',')->capture_default_str();
   CLI::Option* reruns_option = app.add_option("--reruns", a->reruns, "Extra external runs with other seeds (--seed + k, --sampler-seed + k)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(non_negative_number())->capture_default_str();
   app.add_option("--studies", a->studies, "Studies per algorithm x workload (default: the rules preset's)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--trials", a->trials, "Trials per external study (default 5)")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  app.add_option("--trials", a->trials, "Trials per external study (default 5)")->check(positive_number());
   app.add_option("--seed", a->seed, "Base seed of the trials")->capture_default_str();
   app.add_option("--sampler-seed", a->sampler_seed, "Seed of the samplers")->capture_default_str();
   app.add_option("--spaces", a->spaces_dir, "Folder of the search spaces, <folder>/<algorithm>.json")->capture_default_str();
@@ -193,14 +194,14 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--store", a->store, "Study store: a SQLite file or a postgresql:// URI")->capture_default_str();
   app.add_option("-o,--out", a->out, "Folder of the outputs (per part: seconds/ and steps/ score files, charts, "
                                      "report.html; board.md)")->capture_default_str();
-  app.add_option("--workers", a->workers, "Worker processes on this machine")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--workers", a->workers, "Worker processes on this machine")->check(positive_number())->capture_default_str();
+  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker")->check(positive_number())->capture_default_str();
   app.add_option("--max-hours", a->max_hours, "Stop cleanly after this many hours (the running trials are given back "
                                               "and re-run on resume); 0: no deadline")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat")->check(CLI::PositiveNumber);
+      ->check(non_negative_number());
+  app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat")->check(positive_number());
   app.add_option("--progress-every", a->progress_every, "Seconds between progress lines (default 60; 15 on a terminal)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--against", a->against,
                  "A board to race against and rank among: its stores or log folders (repeatable). Its times "
                  "set the 4x cut-off, and the outputs score this run's algorithms beside its own");

@@ -1,6 +1,7 @@
 #include "input_guards.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -33,6 +34,14 @@ const CLI::Validator& not_negative() {
   return v;
 }
 
+// The value as a number when the whole text is one (else nothing: the option's conversion judges it).
+bool as_number(const std::string& text, long double& value) {
+  char* end = nullptr;
+  value = std::strtold(text.c_str(), &end);
+  while (end && (*end == ' ' || *end == '\t')) ++end;
+  return end != text.c_str() && end && *end == '\0';
+}
+
 CLI::Validator at_most(long long bound, const std::string& why) {
   return CLI::Validator(
       [bound, why](std::string& text) -> std::string {
@@ -46,13 +55,56 @@ CLI::Validator at_most(long long bound, const std::string& why) {
       "", "bounded");
 }
 
+}  // namespace
+
+const CLI::Validator& positive_number() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        long double value = 0;
+        if (as_number(text, value) && !(value > 0)) return "must be positive (got " + text + ")";
+        return "";
+      },
+      "POSITIVE", "positive");
+  return v;
+}
+
+const CLI::Validator& non_negative_number() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        long double value = 0;
+        if (as_number(text, value) && value < 0) return "must not be negative (got " + text + ")";
+        return "";
+      },
+      "NONNEGATIVE", "non-negative");
+  return v;
+}
+
+const CLI::Validator& fits_unsigned_64() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        const size_t first = text.find_first_not_of(" \t");
+        if (first == std::string::npos || text.find_first_not_of("0123456789", first) != std::string::npos) return "";
+        errno = 0;
+        (void)std::strtoull(text.c_str() + first, nullptr, 10);
+        if (errno == ERANGE) return "'" + text + "' is more than 18446744073709551615 (2^64 - 1), the largest it can hold";
+        return "";
+      },
+      "", "uint64");
+  return v;
+}
+
+namespace {
+
 void guard(CLI::App& command) {
   for (CLI::Option* option : command.get_options()) {
     const std::string type = option->get_type_name();
     // First in line (transform inserts at the front): "nan" must not reach a range check that
     // would answer with the largest double in full.
     if (type.find("FLOAT") != std::string::npos) option->transform(finite_numbers());
-    if (type.find("UINT") != std::string::npos) option->transform(not_negative());
+    if (type.find("UINT") != std::string::npos) {
+      option->transform(fits_unsigned_64());
+      option->transform(not_negative());  // inserted at the front: checked first
+    }
     const std::string name = option->get_name(false, true);
     if (name.find("--threads") != std::string::npos) {
       option->check(at_most(max_threads(), "4x this machine's hardware threads"));

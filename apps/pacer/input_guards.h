@@ -15,4 +15,13 @@ void guard_numeric_options(CLI::App& app);
 // The largest --threads accepted: 4x the hardware threads (at least 16).
 int max_threads();
 
+// CLI11's PositiveNumber and NonNegativeNumber say "Value 0 not in range 0.000000 to 1.8e308",
+// which contradicts itself for 0; these say what is wanted.
+const CLI::Validator& positive_number();
+const CLI::Validator& non_negative_number();
+
+// The numbers an unsigned option (a seed) can hold: "18446744073709551616" used to be clamped
+// silently to 2^64 - 1.
+const CLI::Validator& fits_unsigned_64();
+
 }  // namespace pacer::cli

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "input_guards.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/process_supervisor.h"
@@ -240,7 +241,7 @@ Action add_launch_command(CLI::App& app) {
       ->check(CLI::Range(1, 65536))
       ->capture_default_str();
   app.add_option("--node-rank,--node_rank", a->node_rank, "This node's index, 0..nnodes-1 (node 0 serves the rendezvous)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number())
       ->capture_default_str();
   auto* master_addr =
       app.add_option("--master-addr,--master_addr", a->master_addr, "Rendezvous address (node 0's)")->capture_default_str();
@@ -252,11 +253,11 @@ Action add_launch_command(CLI::App& app) {
       ->excludes(master_port);
   app.add_option("--rdzv-timeout,--rdzv_timeout", a->rdzv_timeout,
                  "Seconds the other nodes wait for node 0's rendezvous before failing")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   app.add_option("--log-dir,--log_dir", a->log_dir, "Also write each rank's output to DIR/rank_<RANK>.log");
   app.add_option("--grace", a->grace, "Seconds between SIGTERM and SIGKILL when stopping the others")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_number())->capture_default_str();
   app.add_option("command", a->command, "The command each rank runs (after --)")->required()->expected(-1);
   app.footer(
       "Example: pacer launch -n 4 -- build/pacer run -w fmnist_mlp -a momentum --combine adasum --out runs/dp4\n"

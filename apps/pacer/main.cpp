@@ -67,7 +67,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One line naming the option, like every other input error.
     // CLI11 prints a range's open end in full (309 digits for the largest double).
-    const std::string message = std::regex_replace(e.what(), std::regex("[0-9]{20,}\\.[0-9]+"), "1.8e308");
+    std::string message = std::regex_replace(e.what(), std::regex("[0-9]{20,}\\.[0-9]+"), "1.8e308");
+    message = std::regex_replace(message, std::regex("At Most 1 required but received ([0-9]+)"),
+                                 "given $1 times; give it once");
+    // `pacer study frob STORE`: CLI11 says only that a subcommand is required.
+    if (message.find("A subcommand is required") != std::string::npos && argc > 2 && argv[2][0] != '-') {
+      for (const auto& [command, action] : commands) {
+        if (command->get_name() != argv[1] || command->get_subcommands({}).empty()) continue;
+        std::string names;
+        for (const auto* sub : command->get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+        message = std::string("unknown subcommand '") + argv[2] + "' of 'pacer " + argv[1] + "' (subcommands: " +
+                  names + ")";
+      }
+    }
     std::fprintf(stderr, "pacer: error: %s\n", message.c_str());
     return 2;  // usage error
   }

@@ -7,8 +7,10 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "input_guards.h"
 #include "trial_spec_options.h"
 #include "core/error.h"
+#include "core/output_folder.h"
 #include "core/progress.h"
 #include "probe/memory_meter.h"
 #include "probe/probe_page.h"
@@ -22,7 +24,7 @@ struct ProbeArgs {
   std::string workload, algorithm, out = "runs/probe", hparams_file, device = "auto", data_dir, memory_limit;
   std::string clock = "wall";
   std::vector<std::string> assignments, workload_options;
-  bool stability = false, no_clipping = false, quiet = false;
+  bool stability = false, no_clipping = false, quiet = false, overwrite = false;
   int threads = 0;
   uint64_t seed = 0;
   // Batch-size probe.
@@ -48,28 +50,29 @@ Action add_probe_command(CLI::App& app) {
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
   app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
   app.add_option("--workload-option", a->workload_options, "A model option of the workload: NAME=VALUE (repeatable)");
+  app.add_flag("--overwrite", a->overwrite, "Replace an earlier probe's files in --out (else they are refused)");
   app.add_option("-o,--out", a->out, "Folder for probe.json/probe.html (stability.json/stability.html)")
       ->capture_default_str();
   app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or the Debian package's)");
-  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(non_negative_number());
   app.add_option("--seed", a->seed, "Seed of the model and data order")->capture_default_str();
   app.add_option("--steps", a->steps,
                  "Measured steps per batch size (default 20), or with --stability steps per run (default 200)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_flag("-q,--quiet", a->quiet, "Only the table and the verdict");
   add_clock_option(app, a->clock);
   auto* batch = app.add_option_group("batch-size probe");
-  batch->add_option("--min-batch-size", a->min_batch_size, "Smallest batch size (then x2)")->check(CLI::PositiveNumber)
+  batch->add_option("--min-batch-size", a->min_batch_size, "Smallest batch size (then x2)")->check(positive_number())
       ->capture_default_str();
-  batch->add_option("--max-batch-size", a->max_batch_size, "Largest batch size tried")->check(CLI::PositiveNumber)
+  batch->add_option("--max-batch-size", a->max_batch_size, "Largest batch size tried")->check(positive_number())
       ->capture_default_str();
   batch->add_option("--batch-sizes", a->batch_sizes, "Exactly these batch sizes (ascending, comma-separated)")
       ->delimiter(',');
   batch->add_option("--warmup-steps", a->warmup_steps, "Untimed steps before measuring each batch size")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(non_negative_number())->capture_default_str();
   batch->add_option("--seconds", a->seconds, "Time limit of the measured steps per batch size")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_number())->capture_default_str();
   batch->add_option("--memory-limit", a->memory_limit,
                     "A batch size whose peak memory exceeds this does not fit (512M, 8G); CUDA out-of-memory is "
                     "caught in any case");
@@ -78,19 +81,24 @@ Action add_probe_command(CLI::App& app) {
                    "Training-instability probe: learning-rate sweep, largest stable rate, warmup and clipping advice");
   stable->add_option("--learning-rates", a->learning_rates, "Exactly these learning rates (comma-separated)")
       ->delimiter(',');
-  stable->add_option("--lr-min", a->lr_min, "Smallest swept learning rate (default: the algorithm's default / 8)");
-  stable->add_option("--lr-max", a->lr_max, "Largest swept learning rate (default: the algorithm's default x 64)");
+  // 0 would mean "the default" inside: a 0 given here is refused, not silently replaced.
+  stable->add_option("--lr-min", a->lr_min, "Smallest swept learning rate (default: the algorithm's default / 8)")
+      ->check(positive_number());
+  stable->add_option("--lr-max", a->lr_max, "Largest swept learning rate (default: the algorithm's default x 64)")
+      ->check(positive_number());
   stable->add_option("--lr-factor", a->lr_factor, "Ratio between swept learning rates")->capture_default_str();
   stable->add_option("--warmups", a->warmups, "Warmup lengths (steps) to test at the divergence point "
                                                "(default: steps/100, steps/10, steps)")
       ->delimiter(',');
   stable->add_flag("--no-clipping", a->no_clipping, "Do not test gradient clipping");
   stable->add_option("--batch-size", a->batch_size, "Batch size of the stability runs (default: the algorithm's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
 
   return [a]() -> int {
     const std::string algorithm = resolve_algorithm(a->algorithm);
-    Hyperparameters hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file);
+    std::vector<std::string> warnings;
+    Hyperparameters hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file, &warnings);
+    for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
     for (const auto& assignment : a->assignments) {
       auto [name, value] = Hyperparameters::parse_assignment(assignment);
       hparams.set(name, value);
@@ -100,6 +108,14 @@ Action add_probe_command(CLI::App& app) {
     set_num_threads(a->threads);
     Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
 
+    // Before any work: an unwritable --out, or one holding an earlier probe's result.
+    prepare_output_folder(a->out, "--out",
+                          a->stability ? std::vector<std::string>{"stability.json", "stability.html"}
+                                       : std::vector<std::string>{"probe.json", "probe.html"},
+                          a->overwrite);
+    for (int64_t w : a->warmups) {
+      if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
+    }
     const ClockKind clock = parse_clock_option(a->clock);
     if (a->stability && clock != ClockKind::wall) {
       // Its runs are measured in steps: a clock there would be accepted and silently unused.

@@ -9,6 +9,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "commands.h"
+#include "input_guards.h"
 #include "trial_spec_options.h"
 #include "interrupt.h"
 #include "core/error.h"
@@ -56,15 +57,15 @@ Action add_run_command(CLI::App& app) {
   app.add_flag("--self-tuning", a->self_tuning,
                "Self-tuning ruleset: no hyperparameters passed, budget x1.5 (see --budget-multiplier)");
   add_trial_spec_options(app, a->trial);
-  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it)")->check(non_negative_number());
   app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   app.add_option("--combine", a->trial->spec.data_parallel.combine,
                  "Combine the workers' gradients: mean, sum or adasum (default mean when run as several processes)");
   app.add_option("--virtual-workers", a->trial->spec.data_parallel.virtual_workers,
                  "Split each global batch into K shards inside this process and combine their gradients")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--adasum-mode", a->adasum_mode,
                  "gradient: combine gradients, then one optimizer step; delta: each worker steps with its own "
                  "optimizer state and the parameter deltas are combined")
@@ -72,7 +73,7 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--dist-backend", a->dist_backend, "Processes: gloo, nccl or auto (nccl on CUDA devices)")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
   app.add_option("--dist-timeout", a->dist_timeout, "Seconds before a rendezvous or collective gives up")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_number())->capture_default_str();
   app.add_option("--checkpoint-every", a->checkpoint_every,
                  "Write a checkpoint to OUT/checkpoint every N steps or every T seconds (30s, 5m, 1h), off the clock");
   app.add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in --out (else a non-empty --out is refused)");
@@ -92,7 +93,9 @@ Action add_run_command(CLI::App& app) {
         throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
       }
     } else {
-      hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file);
+      std::vector<std::string> warnings;
+      hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file, &warnings);
+      for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
       for (const auto& assignment : a->assignments) {
         auto [name, value] = Hyperparameters::parse_assignment(assignment);
         hparams->set(name, value);
@@ -170,6 +173,7 @@ Action add_run_command(CLI::App& app) {
       }
     }
     if (!a->out.empty()) std::printf("results:             %s/trial.json\n", a->out.c_str());
+    else std::printf("results:             not saved (give --out DIR to keep the logs and trial.json)\n");
     if (interrupted) {
       std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
                    static_cast<long long>(r.steps));

@@ -11,8 +11,10 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "input_guards.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/output_folder.h"
 #include "core/format.h"
 #include "dist/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
@@ -94,19 +96,19 @@ Action add_scale_command(CLI::App& app) {
   app.add_option("-a,--algorithm", a->algorithms, "Algorithm(s), comma-separated, one curve each")->required();
   app.add_option("--batch-sizes", a->batch_sizes, "LO:HI (powers of two) or a comma-separated list")->required();
   app.add_option("--trials", a->trials, "Quasi-random trials per batch size (more later extends the studies)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_number())->capture_default_str();
   app.add_option("--space", a->spaces, "Search space per algorithm, in -a order (default: spaces/<algorithm>.json)");
   app.add_option("--goal", a->goal, "Goal on --metric (default: the workload's validation target)");
   app.add_option("--metric", a->metric, "Eval metric of the goal (default: validation/<target metric>)");
-  app.add_option("--max-steps", a->max_steps, "Step budget per trial, at every batch size")->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", a->max_steps, "Step budget per trial, at every batch size")->check(positive_number());
   app.add_option("--epochs", a->epochs, "Step budget from this many epochs at the smallest batch size")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--evals", a->evals, "Evaluations per trial (spaced as --eval-spacing says)")->check(CLI::PositiveNumber)
+      ->check(positive_number());
+  app.add_option("--evals", a->evals, "Evaluations per trial (spaced as --eval-spacing says)")->check(positive_number())
       ->capture_default_str();
   app.add_option("--combine", a->combine,
                  "Data-parallel combiners to compare, e.g. mean,adasum (one series per algorithm and combiner)");
   app.add_option("--virtual-workers", a->virtual_workers, "Virtual workers per step for --combine")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_number())->capture_default_str();
   app.add_option("--adasum-mode", a->adasum_mode,
                  "Adasum series: gradient, or delta (local optimizer steps, deltas combined; series +adasum-delta)")
       ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();
@@ -117,7 +119,7 @@ Action add_scale_command(CLI::App& app) {
   app.add_flag("--eval-all-splits", a->all_splits,
                "Evaluate train, validation and test at every eval (default: only the goal's split)");
   app.add_option("--noise-scale", a->noise_scale, "Log the gradient noise scale at every eval, from this many shards")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   app.add_option("--seed", a->seed, "Base seed of the trials")->capture_default_str();
   app.add_option("--sampler-seed", a->sampler_seed, "Seed of the recorded shuffle of each study's points");
   app.add_option("--name", a->name_prefix, "Prefix of the experiment names (default: none; experiment = algorithm)");
@@ -129,7 +131,7 @@ Action add_scale_command(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder");
-  app.add_option("--threads", a->threads, "Intra-op CPU threads")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads")->check(non_negative_number());
   app.add_flag("-q,--quiet", a->quiet, "Only the table");
   app.add_flag("--json", a->json, "The result as JSON on stdout (scaling.json's content) instead of the table");
 
@@ -138,6 +140,13 @@ Action add_scale_command(CLI::App& app) {
     std::vector<std::string> algorithms = split(a->algorithms, ',');
     for (auto& name : algorithms) name = resolve_algorithm(name);  // names or plugin libraries
     if (algorithms.empty()) throw InputError("-a: no algorithm given");
+    for (size_t i = 0; i < algorithms.size(); ++i) {  // one study per algorithm: a repeat would merge two
+      if (std::find(algorithms.begin(), algorithms.begin() + static_cast<std::ptrdiff_t>(i), algorithms[i]) !=
+          algorithms.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw InputError("-a: '" + algorithms[i] + "' is given twice");
+      }
+    }
+    if (!a->out.empty()) prepare_output_folder(a->out, "--out");  // unwritable: said before any study
     if (!a->spaces.empty() && a->spaces.size() != algorithms.size()) {
       throw InputError("--space: give one search space per algorithm (" + std::to_string(algorithms.size()) + ")");
     }
@@ -181,6 +190,18 @@ Action add_scale_command(CLI::App& app) {
         for (const auto& v : valid) names += (names.empty() ? "" : ", ") + v;
         throw InputError("--metric " + goal.metric + ": workload " + a->workload + " reports no '" + name +
                          "' (its metrics: " + names + ")");
+      }
+    }
+    {  // a goal no eval can reach would read "never" at every batch size
+      const std::string name = goal.metric.substr(goal.metric.find('/') + 1);
+      const bool fraction = name == "accuracy" || name == "ssim" || name == "mean_average_precision" ||
+                            name == "error_rate";
+      if (fraction && !(goal.value >= (name == "ssim" ? -1.0 : 0.0) && goal.value <= 1.0)) {
+        throw InputError("--goal " + std::to_string(goal.value) + ": " + name + " lies in [" +
+                         (name == "ssim" ? "-1" : "0") + ", 1], so no eval can reach it");
+      }
+      if ((name == "loss" || name == "ce_loss" || name == "ppl") && goal.value < 0) {
+        throw InputError("--goal " + std::to_string(goal.value) + ": " + name + " is never negative");
       }
     }
     if (a->noise_scale == 1) throw InputError("--noise-scale needs at least 2 shards");

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "core/output_folder.h"
 #include "report/score_charts.h"
 #include "score/log_tree_source.h"
 #include "score/store_source.h"
@@ -42,6 +43,7 @@ Action add_score_command(CLI::App& app) {
 
   return [a]() -> int {
     a->options.time_axis = parse_time_axis(a->time);
+    if (!a->out.empty()) prepare_output_folder(a->out, "--out");  // unwritable: said before reading anything
     // Log folders and study stores (SQLite files or postgresql:// URIs) may be mixed.
     std::vector<std::string> folders, stores;
     for (const auto& path : a->submissions) (StoreSource::is_store_file(path) ? stores : folders).push_back(path);

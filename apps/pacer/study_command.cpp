@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/output_folder.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/study_summary.h"
@@ -123,6 +124,7 @@ Action add_study_command(CLI::App& app) {
                                         show->parsed() ? show_study : exporter->parsed() ? export_study : nullptr);
     const auto sweeps = summarize_studies(store, studies);
     if (exporter->parsed()) {
+      if (!a->out.empty()) check_output_file(a->out, "--out");
       const std::string text = a->json ? sweeps_json_text(sweeps) : trials_csv_text(sweeps);
       if (a->out.empty()) {
         std::fputs(text.c_str(), stdout);

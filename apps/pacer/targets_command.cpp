@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "input_guards.h"
 #include "trial_spec_options.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/output_folder.h"
 #include "core/format.h"
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
@@ -87,7 +89,7 @@ Action add_targets_command(CLI::App& app) {
   app.add_option("--space-dir", a->options.space_dir, "Folder of the algorithms' search spaces (A.json)")
       ->capture_default_str();
   app.add_option("--trials", a->options.trials, "Quasi-random points per algorithm")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--reruns", a->options.reruns, "Seeds the best point is re-run with")->capture_default_str();
   app.add_option("--step-fraction", a->options.step_fraction, "Steps per run as a fraction of the step hint")
       ->capture_default_str();
@@ -99,12 +101,12 @@ Action add_targets_command(CLI::App& app) {
   app.add_option("--timing-steps", a->options.timing_steps,
                  "Steps of the timing run of the best point, alone after the re-runs; the budget is "
                  "factor x median steps to target x its seconds per step (0: factor x the re-runs' median time)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number())
       ->capture_default_str();
   app.add_option("--seed", a->options.seed, "Seed of the sampler and the trials")->capture_default_str();
   app.add_option("--device", a->device, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--data-dir", a->data_dir, "The workload's data folder");
-  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(non_negative_number());
   add_clock_option(app, a->clock);
   app.add_flag("-q,--quiet", a->quiet, "Only the summary");
   return [a]() -> int {
@@ -120,11 +122,8 @@ Action add_targets_command(CLI::App& app) {
       if (s.space) for (const auto& w : s.space->warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
     }
     resolve_device(a->device);
+    if (!a->out.empty()) check_output_file(a->out, "--out");  // now, not after the whole search
     make_store_folder(a->store);
-    if (!a->out.empty()) {
-      const auto out_parent = std::filesystem::path(a->out).parent_path();
-      if (!out_parent.empty()) create_directories(out_parent.string());
-    }
     const int threads = set_num_threads(a->threads);
 
     StudyStore store(a->store);

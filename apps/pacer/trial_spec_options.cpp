@@ -1,5 +1,7 @@
 #include "trial_spec_options.h"
 
+#include "input_guards.h"
+
 #include <algorithm>
 
 #include "core/error.h"
@@ -41,19 +43,19 @@ TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
 void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOptions>& o) {
   TrialSpec& s = o->spec;
   app.add_option("--eval-every", s.eval_every_steps, "Evaluate every N steps instead of every eval period (seconds)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-steps", s.max_steps, "Stop each trial after N steps")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  app.add_option("--max-steps", s.max_steps, "Stop each trial after N steps")->check(positive_number());
   app.add_option_function<int64_t>(
          "--batch-size", [o](const int64_t& v) { o->spec.batch_size = v; }, "Override the algorithm's global batch size")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option_function<double>(
          "--budget", [o](const double& v) { o->spec.time_budget = v; },
          "Time budget per trial in seconds (default: the workload's x the multiplier)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option_function<double>(
          "--budget-multiplier", [o](const double& v) { o->spec.budget_multiplier = v, o->budget_multiplier_given = true; },
          "Multiply the workload's budget (default 1; self-tuning: the rules', 1.5 under v0.6)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--device", s.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--data-dir", s.data_dir,
                  "Fashion-MNIST folder (default: $PACER_DATA_DIR or /usr/share/datasets/fashion-mnist)");

@@ -12,6 +12,7 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
+#include "input_guards.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
 #include "interrupt.h"
@@ -62,14 +63,14 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--ruleset", a->ruleset, "external (search space, N studies x M trials) or self (no hyperparameters)")
       ->capture_default_str();
   app.add_option("--rules", a->rules, "Rules preset for defaults: v0.6 (3 studies, self-tuning budget x1.5) or v0.5 (5, x3)");
-  app.add_option("--studies", a->studies, "Studies per workload (default: the rules preset's)")->check(CLI::PositiveNumber);
+  app.add_option("--studies", a->studies, "Studies per workload (default: the rules preset's)")->check(positive_number());
   app.add_option("--trials", a->trials, "Trials per study (external; default 5). More later extends the studies")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--sampler", a->sampler, "halton (the reference quasi-random search), random, grid or list")
       ->capture_default_str();
   app.add_option("--sampler-seed", a->sampler_seed, "Seed of the sampler and of the recorded shuffle of its points")
       ->capture_default_str();
-  app.add_option("--grid-points", a->grid_points, "Values per range dimension for --sampler grid")->check(CLI::PositiveNumber);
+  app.add_option("--grid-points", a->grid_points, "Values per range dimension for --sampler grid")->check(positive_number());
   app.add_option("--seed", a->seed, "Base seed of the trials (each trial: derived from seed, study, trial)")
       ->capture_default_str();
   app.add_option("--name", a->name, "Experiment (submission) name; default: the algorithm");
@@ -79,15 +80,15 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       ->type_name("NAME=V1,V2");
   app.add_option("--store", a->store, "Study store: a SQLite file (created if missing) or a postgresql:// URI")->capture_default_str();
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
-  app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(CLI::PositiveNumber);
+  app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(positive_number());
   add_trial_spec_options(app, a->trial);
   app.add_option("--checkpoint-every", a->checkpoint_every,
                  "Checkpoint each trial in its --out folder every N steps or T seconds (30s, 5m): a trial re-run "
                  "after its worker died resumes from it");
-  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: this machine's CPUs / --workers)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: this machine's CPUs / --workers)")->check(non_negative_number());
   app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(CLI::PositiveNumber);
+      ->check(positive_number())->capture_default_str();
+  app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(positive_number());
   app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
       ->group("");  // internal
   app.add_flag("--no-race", a->no_race,

@@ -69,7 +69,12 @@ PluginManifest host_manifest() {
 const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   std::error_code ec;
   const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
-  if (ec || !std::filesystem::is_regular_file(canonical)) throw InputError("algorithm plugin '" + path + "': no such file");
+  namespace fs = std::filesystem;
+  if (ec || !fs::exists(canonical)) throw InputError("algorithm plugin '" + path + "': no such file");
+  if (fs::is_directory(canonical)) throw InputError("algorithm plugin '" + path + "' is a folder; give the plugin's .so file");
+  if (!fs::is_regular_file(canonical)) {
+    throw InputError("algorithm plugin '" + path + "' is not a regular file (a device or a pipe); give the plugin's .so file");
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   if (auto it = loaded().find(canonical); it != loaded().end()) return it->second;
 

@@ -125,6 +125,8 @@ int remove_stale_temporary_files(const std::string& dir) {
 }
 
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path + " is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream out;

@@ -1,5 +1,6 @@
 #include "core/hyperparameters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -11,15 +12,27 @@
 
 namespace pacer {
 
-Hyperparameters Hyperparameters::from_json_file(const std::string& path) {
-  return from_json_text(read_text_file(path), path);
+Hyperparameters Hyperparameters::from_json_file(const std::string& path, std::vector<std::string>* warnings) {
+  return from_json_text(read_text_file(path), path, warnings);
 }
 
-Hyperparameters Hyperparameters::from_json_text(const std::string& text, const std::string& origin) {
+Hyperparameters Hyperparameters::from_json_text(const std::string& text, const std::string& origin,
+                                                std::vector<std::string>* warnings) {
   check_json_input(text, origin);
   nlohmann::ordered_json doc;
+  std::vector<std::string> seen;
+  const auto note_duplicates = [&](int depth, nlohmann::detail::parse_event_t event, nlohmann::ordered_json& parsed) {
+    if (event != nlohmann::detail::parse_event_t::key || depth != 1) return true;
+    const std::string key = parsed.get<std::string>();
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      seen.push_back(key);
+    } else if (warnings) {
+      warnings->push_back(origin + ": '" + key + "' is given twice; the later value is kept (as Python's json does)");
+    }
+    return true;
+  };
   try {
-    doc = nlohmann::ordered_json::parse(text);
+    doc = nlohmann::ordered_json::parse(text, note_duplicates);
   } catch (const nlohmann::json::exception& e) {  // also out_of_range for numbers such as 1e999
     throw InputError(origin + ": malformed JSON: " + e.what());
   }

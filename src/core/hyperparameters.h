@@ -18,9 +18,12 @@ class Hyperparameters {
  public:
   Hyperparameters() = default;
 
-  // A JSON object of numbers (booleans read as 0/1). Throws InputError naming file and key.
-  static Hyperparameters from_json_file(const std::string& path);
-  static Hyperparameters from_json_text(const std::string& text, const std::string& origin);
+  // A JSON object of numbers (booleans read as 0/1). Throws InputError naming file and key. A
+  // key given twice keeps the later value, as Python's json does (AlgoPerf's published points
+  // have one), and is noted in `warnings` when given.
+  static Hyperparameters from_json_file(const std::string& path, std::vector<std::string>* warnings = nullptr);
+  static Hyperparameters from_json_text(const std::string& text, const std::string& origin,
+                                        std::vector<std::string>* warnings = nullptr);
   // "name=value" as given to --set. Throws InputError on a malformed assignment.
   static std::pair<std::string, double> parse_assignment(const std::string& assignment);
 

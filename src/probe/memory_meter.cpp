@@ -55,6 +55,8 @@ int64_t parse_memory_size(const std::string& text) {
   if (used == 0 || scale == 0.0 || !(value > 0) || !std::isfinite(value * scale)) {
     throw InputError("memory size '" + text + "': expected a positive size such as 512M, 8G or 1.5G");
   }
+  // Past int64's range the conversion is undefined (it came out as a wrong, small limit).
+  if (value * scale >= 9.2e18) throw InputError("memory size '" + text + "' is more than the 8 EiB a size can be");
   return static_cast<int64_t>(value * scale);
 }
 

@@ -103,7 +103,14 @@ std::vector<double> geometric_learning_rates(double lr_min, double lr_max, doubl
                      g(lr_max) + ", " + g(factor) + ")");
   }
   std::vector<double> rates;
-  for (double lr = lr_min; lr <= lr_max * (1 + 1e-9) && rates.size() < 64; lr *= factor) rates.push_back(lr);
+  for (double lr = lr_min; lr <= lr_max * (1 + 1e-9); lr *= factor) {
+    // It used to stop at 64 silently, sweeping less than the range asked for.
+    if (rates.size() == 64) {
+      throw InputError("learning-rate sweep: " + g(lr_min) + " to " + g(lr_max) + " by a factor of " + g(factor) +
+                       " is more than 64 runs; raise --lr-factor or narrow --lr-min/--lr-max");
+    }
+    rates.push_back(lr);
+  }
   return rates;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -99,11 +100,35 @@ std::vector<TrialLog> LogTreeSource::trials() const {
   for (size_t s = 0; s < dirs_.size(); ++s) {
     std::vector<std::string> no_workload;
     std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(dirs_[s], fs::directory_options::follow_directory_symlink);
-         it != fs::recursive_directory_iterator(); ++it) {
-      if (it->is_regular_file() && it->path().filename() == "eval_measurements.csv") files.push_back(it->path());
+    // Links are followed (trees are often assembled from links), but a link loop or a link back
+    // to a folder already walked is skipped with a warning instead of failing the whole score.
+    std::error_code ec;
+    std::set<fs::path> walked{fs::canonical(dirs_[s], ec)};
+    fs::recursive_directory_iterator it(dirs_[s], fs::directory_options::follow_directory_symlink, ec);
+    if (ec) throw InputError("cannot read " + dirs_[s] + ": " + ec.message());
+    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) throw InputError("cannot read the log tree " + dirs_[s] + ": " + ec.message());
+      const fs::file_status status = it->status(ec);
+      if (ec) {
+        warnings_.push_back("skipped " + it->path().string() + ": " + ec.message());
+        ec.clear();
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (fs::is_directory(status)) {
+        const bool link = it->is_symlink(ec);
+        if (!walked.insert(fs::canonical(it->path(), ec)).second && link) {
+          warnings_.push_back("skipped " + it->path().string() + ": a link to a folder already read (a cycle?)");
+          it.disable_recursion_pending();
+        }
+        ec.clear();
+      }
+      if (fs::is_regular_file(status) && it->path().filename() == "eval_measurements.csv") files.push_back(it->path());
     }
-    if (files.empty()) throw InputError("no eval_measurements.csv under " + dirs_[s]);
+    if (files.empty()) {
+      throw InputError("no eval_measurements.csv under " + dirs_[s] +
+                       (warnings_.empty() ? std::string() : " (" + warnings_.back() + ")"));
+    }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
       TrialLog t;

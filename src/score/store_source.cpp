@@ -46,7 +46,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
     StudyStore store(location, options);
     const std::string& path = store.path();  // without a URI's password
     std::map<std::string, std::string> sweep_of;  // experiment/workload/study_k -> its sweep
-    int64_t other_ruleset = 0;
+    int64_t other_ruleset = 0, unfinished = 0;
     for (const auto& study : store.studies()) {
       if (study.ruleset != wanted) {
         ++other_ruleset;
@@ -63,7 +63,10 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
       }
       const std::string clock = clock_of(study.trial_options, path + ": " + study.name());
       for (const auto& trial : store.trials(study.id)) {
-        if (!is_terminal(trial.status)) continue;
+        if (!is_terminal(trial.status)) {
+          ++unfinished;
+          continue;
+        }
         TrialLog log;
         log.submission = study.experiment;
         log.workload = study.workload;
@@ -99,6 +102,10 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
         for (auto& [name, column] : columns) column.resize(evals.size(), NAN);
         trials_.push_back(std::move(log));
       }
+    }
+    if (unfinished > 0) {  // a board half done scores as if those trials had missed: say so
+      warnings_.push_back(path + ": " + std::to_string(unfinished) + " trials are not finished (pending, running or " +
+                          "interrupted) and are left out; the scores are provisional until they finish");
     }
     if (other_ruleset > 0) {
       warnings_.push_back(path + ": " + std::to_string(other_ruleset) + " " + (self_tuning ? "external" : "self") +

@@ -198,6 +198,17 @@ void TargetTable::override_from_file(const std::string& path) {
     }
     entries_[name] = t;
   }
+  // A variant of itself or of a workload nobody knows is never scored: it used to drop out silently.
+  for (const auto& [name, t] : entries_) {
+    if (t.base_workload.empty()) continue;
+    if (t.base_workload == name) {
+      throw InputError(path + ": workload '" + name + "': \"base_workload\" names itself; leave it empty for a base workload");
+    }
+    if (!find(t.base_workload)) {
+      throw InputError(path + ": workload '" + name + "': \"base_workload\" '" + t.base_workload +
+                       "' is not a known workload (give its targets in this file too)");
+    }
+  }
 }
 
 // The reference's frozen targets file: {"benchmark_version", "base_workloads", "held_out_workloads",

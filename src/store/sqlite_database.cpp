@@ -1,5 +1,9 @@
 #include "store/sqlite_database.h"
 
+#include <sys/statvfs.h>
+
+#include <cstdio>
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -15,7 +19,15 @@ namespace {
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
   const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
   const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
-  const std::string text = what + ": " + message + " (SQLite code " + std::to_string(code) + ")";
+  std::string text = what + ": " + message + " (SQLite code " + std::to_string(code) + ")";
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;  // the store, named
+  if (file && *file && what.find(file) == std::string::npos) text = std::string(file) + ": " + text;
+  // The causes a user can act on, said in words (the store is named in `what`).
+  const int kind = code & 0xff;
+  if (kind == SQLITE_READONLY) text += ": the study store cannot be written (read-only file, folder or media)";
+  if (kind == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC || code == 4874) {
+    text += ": the disk is full or failing; free space and run the command again";
+  }
   // A file that is not a database, or a damaged one, is the user's input.
   const int primary = code & 0xff;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN) throw InputError(text);
@@ -94,10 +106,39 @@ SqlValue SqliteStatement::column_value(int column) const {
   }
 }
 
+namespace {
+
+bool on_read_only_file_system(const std::string& path) {
+  std::string dir = path.substr(0, path.find_last_of('/') + 1);
+  if (dir.empty()) dir = ".";
+  struct statvfs fs {};
+  return ::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
+}
+
+// SQLite's URI filename: the characters URIs reserve are escaped.
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof(escaped), "%%%02X", static_cast<unsigned char>(c));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+}  // namespace
+
 SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms)
     : path_(path), busy_timeout_ms_(busy_timeout_ms) {
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  read_only_media_ = !create && on_read_only_file_system(path);
+  const int flags = read_only_media_ ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+                                     : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+  const std::string name = read_only_media_ ? file_uri(path) + "?immutable=1" : path;
+  if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;

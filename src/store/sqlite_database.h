@@ -63,6 +63,9 @@ class SqliteStatement {
 class SqliteDatabase {
  public:
   // Opens (creating when allowed) the file; waits up to busy_timeout_ms on locks held by others.
+  // A file on a read-only file system (an archive on read-only media) is opened read-only and
+  // immutable when it may not be created: a WAL database is otherwise unreadable there, since
+  // SQLite cannot make its -shm file.
   SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms);
   ~SqliteDatabase();
   SqliteDatabase(const SqliteDatabase&) = delete;
@@ -77,10 +80,12 @@ class SqliteDatabase {
   int64_t last_insert_rowid() const;
   int changes() const;  // rows changed by the last statement
   const std::string& path() const { return path_; }
+  bool read_only_media() const { return read_only_media_; }
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  bool read_only_media_ = false;
   int busy_timeout_ms_ = 0;
 };
 

@@ -16,6 +16,7 @@ class SqliteStoreDatabase : public StoreDatabase {
   SqliteStoreDatabase(const std::string& path, const StudyStoreOptions& options)
       : db_(path, options.create, options.busy_timeout_ms) {
     check_store_file(options.create);
+    if (db_.read_only_media()) return;  // an archive: read as it is
     // WAL lets readers (study show, score) run while workers write; NORMAL sync is durable across
     // process crashes, which is the failure we guard against.
     db_.use_write_ahead_log();

@@ -6,8 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -120,19 +118,14 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
     names.push_back(name);
   }
   const std::string tensors = tensor_file(s.step);
-  // Named as write_file_atomic names its temporary files, so remove_stale_temporary_files finds
-  // what a kill leaves.
-  const fs::path tmp = fs::path(dir) / (tensors + ".tmp" + std::to_string(::getpid()));
-  try {
-    archive.save_to(tmp.string());
-  } catch (const std::exception& e) {  // a full disk: LibTorch's c10::Error, reported as ours
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    std::string why = e.what();
-    why = why.substr(0, why.find('\n'));  // c10's message is followed by a stack trace
-    throw Error("cannot write the checkpoint " + tmp.string() + ": " + why);
-  }
-  fs::rename(tmp, fs::path(dir) / tensors);
+  // Serialized in memory, then written by write_file_atomic: LibTorch's own file writer ends a
+  // failed write (a full disk) by throwing from a destructor, which aborts the process.
+  std::string bytes;
+  archive.save_to([&bytes](const void* data, size_t n) -> size_t {
+    bytes.append(static_cast<const char*>(data), n);
+    return n;
+  });
+  write_file_atomic((fs::path(dir) / tensors).string(), bytes);
 
   nlohmann::ordered_json j;
   j["format"] = kFormat;
@@ -150,7 +143,7 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
   j["test_goal_reached"] = s.test_goal_reached;
   j["preemption_count"] = s.preemption_count;
   j["tensors"] = tensors;
-  j["tensors_crc32"] = crc32_of_file((fs::path(dir) / tensors).string());
+  j["tensors_crc32"] = crc32_of_text(bytes);
   j["parameters"] = parameters.size();
   j["algorithm_state"] = names;
   j["grad_norms_since_eval"] = s.grad_norms_since_eval;
@@ -192,6 +185,10 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
       if (j.at("format").get<int>() != kFormat) {
         throw InputError("checkpoint: " + file + ": format " + j.at("format").dump() + " is not this Pacer's (" +
                          std::to_string(kFormat) + "); resume it with the Pacer that wrote it");
+      }
+      if (!j.contains("state_crc32") || !j["state_crc32"].is_string()) {
+        throw InputError("checkpoint: " + file + " was edited or damaged (its checksum is missing); it cannot be "
+                         "trusted: start the run again with --overwrite");
       }
       const std::string recorded = j.at("state_crc32").get<std::string>();
       j.erase("state_crc32");
