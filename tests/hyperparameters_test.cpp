@@ -241,4 +241,28 @@ TEST(Registries, UnknownWorkloadListsValidNames) {
   }
 }
 
+// A plugin's declarations are checked when it is loaded: every built-in passes, and a default
+// outside its own range or a name declared twice is refused naming it.
+TEST(HyperparameterSpecs, DeclarationsMustHoldTogether) {
+  for (const auto& info : pacer::algorithm_infos()) {
+    EXPECT_NO_THROW(pacer::validate_hyperparameter_specs(info.hyperparameters, info.name));
+  }
+  pacer::HyperparameterSpec lr{"learning_rate", 5.0, 0.0, 1.0, "step size"};
+  try {
+    pacer::validate_hyperparameter_specs({lr}, "plugin x");
+    ADD_FAILURE() << "a default outside its range was accepted";
+  } catch (const pacer::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'learning_rate' has the default 5, outside its own range [0, 1]"),
+              std::string::npos)
+        << e.what();
+  }
+  lr.default_value = 0.1;
+  EXPECT_THROW(pacer::validate_hyperparameter_specs({lr, lr}, "plugin x"), pacer::InputError);  // declared twice
+  pacer::HyperparameterSpec open_end{"beta2", 1.0, 0.0, 1.0, "decay"};
+  open_end.max_excluded = true;  // the default sits on the excluded end
+  EXPECT_THROW(pacer::validate_hyperparameter_specs({open_end}, "plugin x"), pacer::InputError);
+  pacer::HyperparameterSpec empty{"x", std::nullopt, 2.0, 1.0, "empty"};
+  EXPECT_THROW(pacer::validate_hyperparameter_specs({empty}, "plugin x"), pacer::InputError);
+}
+
 }  // namespace

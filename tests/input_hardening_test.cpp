@@ -255,7 +255,17 @@ TEST_F(HardeningCliTest, SilentlyChangedInputIsRefusedOrWarned) {
                      "--out '" + dir_ + "/p'",
                      "more than 64 runs");
   expect_input_error("probe --stability -w synthetic_regression -a sgd --warmups 0 --out '" + dir_ + "/p'", "--warmups");
+  expect_input_error("probe --stability -w synthetic_regression -a sgd --learning-rates 0.1,50 --out '" + dir_ + "/p'",
+                     "learning_rate");  // out of sgd's range: before the sweep, not when it gets there
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
+  // Two tuning runs under one name with other search spaces: analyze refuses to mix them (its
+  // boundary advice was wrong), as score does.
+  std::ofstream(dir_ + "/narrow.json") << R"({"learning_rate": {"min": 0.01, "max": 0.02, "scaling": "log"}})";
+  const std::string tune = "tune -w synthetic_regression -a sgd --studies 1 --trials 2 --max-steps 5 --eval-every 5 "
+                           "--threads 1 -q --store '" + dir_ + "/two.db'";
+  ASSERT_EQ(pacer(tune + space).code, 0);
+  ASSERT_EQ(pacer(tune + " --space '" + dir_ + "/narrow.json'").code, 0);
+  expect_input_error("analyze '" + dir_ + "/two.db' sgd/synthetic_regression --out ''", "two tuning runs with other settings");
 }
 
 // Outputs are checked before any work; messages name the real culprit, in one line.
@@ -351,7 +361,7 @@ TEST_F(HardeningCliTest, TwoExperimentsNeverShareOneLogFolder) {
   ASSERT_EQ(pacer(tune + " -a sgd --store '" + dir_ + "/a.db' --out '" + logs + "'").code, 0);
   const std::string first = testing::read_file(logs + "/study_1/synthetic_regression_libtorch/trial_1/trial.json");
   expect_input_error(tune + " -a momentum --store '" + dir_ + "/b.db' --out '" + logs + "'",
-                     "holds the logs of experiment 'sgd'");
+                     "holds the logs of experiment sgd (self tuning)");
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/b.db"));  // refused before the store was made
   EXPECT_EQ(pacer(tune + " -a sgd --store '" + dir_ + "/a.db' --out '" + logs + "'").code, 0);  // same experiment
   EXPECT_EQ(testing::read_file(logs + "/study_1/synthetic_regression_libtorch/trial_1/trial.json"), first);

@@ -159,7 +159,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
     for (const auto& s : sweeps) validate_sweep(s);  // before the store exists
     resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial
     // Before the store: an --out of another experiment, or one that cannot be written, is refused now.
-    if (!a->out.empty() && a->worker_label.empty()) claim_log_folder(a->out, a->name.empty() ? algorithm : a->name);
+    if (!a->out.empty() && a->worker_label.empty()) claim_log_folder(a->out, a->name.empty() ? algorithm : a->name, to_string(ruleset));
     make_store_folder(a->store);
 
     StudyStore store(a->store);

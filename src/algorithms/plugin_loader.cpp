@@ -14,6 +14,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "core/hyperparameters.h"
 
 namespace pacer {
 namespace {
@@ -98,6 +99,12 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   for (int i = 0; i < manifest->algorithm_count; ++i) {
     const PluginAlgorithm entry_i = manifest->algorithms[i];
     if (!entry_i.name || !entry_i.create) throw InputError("algorithm plugin '" + path + "': entry " + std::to_string(i) + " is incomplete");
+    {  // what it declares must hold together before anyone tunes it
+      const std::unique_ptr<TrainingAlgorithm> probe(entry_i.create());
+      if (!probe) throw InputError("algorithm plugin '" + path + "': " + entry_i.name + " could not be created");
+      validate_hyperparameter_specs(probe->hyperparameter_specs(),
+                                    "algorithm plugin '" + path + "': " + std::string(entry_i.name));
+    }
     try {
       register_algorithm(entry_i.name, [create = entry_i.create] { return std::unique_ptr<TrainingAlgorithm>(create()); });
     } catch (const Error& e) {

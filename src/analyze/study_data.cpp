@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <set>
 
@@ -134,6 +135,18 @@ std::vector<StudyRecord> select_sweep_studies(const std::vector<StudyRecord>& al
 
 StudyData load_study_data(const StudyStore& store, const std::string& selector) {
   const auto studies = select_sweep_studies(store.studies(), selector);
+  // One experiment name over two tuning runs with other settings (another space, ruleset or
+  // trial options): `pacer score` keeps them apart, and their boundaries and curves would mix.
+  std::map<std::string, const StudyRecord*> sweep_of;
+  for (const auto& s : studies) {
+    const auto [at, fresh] = sweep_of.emplace(s.experiment, &s);
+    if (!fresh && (at->second->sweep != s.sweep || at->second->ruleset != s.ruleset)) {
+      throw InputError("study selection '" + selector + "' covers two tuning runs with other settings named " +
+                       s.experiment + "/" + s.workload + " (" + at->second->name() + " and " + s.name() +
+                       "); analyzing them as one would mix their search spaces: give each run its own name "
+                       "(pacer tune --name), or select one study");
+    }
+  }
   StudyData data;
   data.selector = selector;
   data.workload = studies.front().workload;

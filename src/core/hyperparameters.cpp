@@ -105,6 +105,25 @@ bool HyperparameterSpec::admits(double value) const {
   return !(value > max || (max_excluded && value == max));
 }
 
+void validate_hyperparameter_specs(const std::vector<HyperparameterSpec>& specs, const std::string& who) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const HyperparameterSpec& h = specs[i];
+    if (h.name.empty()) throw InputError(who + ": hyperparameter " + std::to_string(i) + " has no name");
+    for (size_t j = 0; j < i; ++j) {
+      if (specs[j].name == h.name) throw InputError(who + ": hyperparameter '" + h.name + "' is declared twice");
+    }
+    if (std::isnan(h.min) || std::isnan(h.max) || h.min > h.max) {
+      throw InputError(who + ": hyperparameter '" + h.name + "' declares an empty range " + h.range_text());
+    }
+    if (h.default_value && !h.admits(*h.default_value)) {
+      std::ostringstream value;
+      value << *h.default_value;
+      throw InputError(who + ": hyperparameter '" + h.name + "' has the default " + value.str() +
+                       ", outside its own range " + h.range_text());
+    }
+  }
+}
+
 std::string HyperparameterSpec::range_text() const {
   std::ostringstream out;
   out << (min_excluded ? "(" : "[") << min << ", " << max << (max_excluded ? ")" : "]");

@@ -55,6 +55,10 @@ struct HyperparameterSpec {
   std::string range_text() const;   // "[0, 1)", "(0, 1]", "[0, inf]"
 };
 
+// What an algorithm declares must hold together: names unique, min <= max, a default inside its
+// own range. InputError naming `who` (a plugin) and the hyperparameter otherwise.
+void validate_hyperparameter_specs(const std::vector<HyperparameterSpec>& specs, const std::string& who);
+
 // Checks `given` against `specs` and fills defaults, in the order of `specs`. Unknown names,
 // values outside [min, max], non-finite values and missing values without a default are
 // InputErrors naming the key.

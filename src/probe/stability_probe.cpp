@@ -125,11 +125,20 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
   std::vector<double> rates = o.learning_rates;
   if (rates.empty()) {
     const double lr = base.get("learning_rate");
-    rates = geometric_learning_rates(o.lr_min > 0 ? o.lr_min : lr / 8.0, o.lr_max > 0 ? o.lr_max : lr * 64.0, o.factor);
+    // The default top of the sweep stays inside the declared range (sgd: 0.5 x 64 = 32 > 10).
+    double top = lr * 64.0;
+    for (const auto& h : info.hyperparameters) {
+      if (h.name == "learning_rate" && top >= h.max) top = h.max_excluded ? h.max * (1 - 1e-9) : h.max;
+    }
+    rates = geometric_learning_rates(o.lr_min > 0 ? o.lr_min : lr / 8.0, o.lr_max > 0 ? o.lr_max : top, o.factor);
   }
   std::sort(rates.begin(), rates.end());
   for (double lr : rates) {
     if (!(lr > 0) || !std::isfinite(lr)) throw InputError("--learning-rates: positive finite values (got " + g(lr) + ")");
+    // Out of the algorithm's range: said now, not when the sweep reaches it.
+    Hyperparameters h = base;
+    h.set("learning_rate", lr);
+    resolve_hyperparameters(info.hyperparameters, h, algorithm_name);
   }
   auto workload = create_workload(workload_name, o.workload_options);
   const ProbeContext c{*workload, algorithm_name, info, base, o};
