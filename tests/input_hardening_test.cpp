@@ -255,7 +255,7 @@ TEST_F(HardeningCliTest, SilentlyChangedInputIsRefusedOrWarned) {
                      "--out '" + dir_ + "/p'",
                      "more than 64 runs");
   expect_input_error("probe --stability -w synthetic_regression -a sgd --warmups 0 --out '" + dir_ + "/p'", "--warmups");
-  expect_input_error("probe --stability -w synthetic_regression -a sgd --learning-rates 0.1,50 --out '" + dir_ + "/p'",
+  expect_input_error("probe --stability -w synthetic_regression -a sgd --learning-rates 0.1,5000 --out '" + dir_ + "/p'",
                      "learning_rate");  // out of sgd's range: before the sweep, not when it gets there
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
   // Two tuning runs under one name with other search spaces: analyze refuses to mix them (its
