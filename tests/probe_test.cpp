@@ -47,6 +47,22 @@ TEST(ThroughputVerdict, KneeWhereDoublingStopsPaying) {
   EXPECT_DOUBLE_EQ(v.doubling_gain[1], 2.0);
 }
 
+// A busy machine's timings (the case: batch 16 at 182.6 ms/step median, 955 ms max,
+// beside 1.68 ms at 64, "gain 307x") give a verdict flagged as unreliable, never a confident one.
+TEST(ThroughputVerdict, NoisyTimingsAreFlaggedNotTrusted) {
+  auto slow = measured(16, 16 / 0.18262);
+  slow.step_seconds_min = 0.0011, slow.step_seconds_max = 0.955;
+  const auto v = throughput_verdict({measured(8, 8 / 0.0011), slow, measured(32, 32 / 0.0012), measured(64, 64 / 0.00168)});
+  EXPECT_EQ(v.unreliable_batch_sizes, std::vector<int64_t>{16});
+  EXPECT_NE(v.explanation.find("Warning: the timings are unreliable (batch size 16: step times 1.10 to 955.00 ms"),
+            std::string::npos)
+      << v.explanation;
+  // Steady timings: no warning.
+  const auto steady = throughput_verdict({measured(32, 1000), measured(64, 2000), measured(128, 3900)});
+  EXPECT_TRUE(steady.unreliable_batch_sizes.empty());
+  EXPECT_EQ(steady.explanation.find("Warning"), std::string::npos);
+}
+
 TEST(ThroughputVerdict, DataBoundWhenTheStepWaitsOrThePipelineIsBarelyFaster) {
   auto v = throughput_verdict({measured(32, 1000, 0.05), measured(64, 1500, 0.40), measured(128, 1550, 0.60)});
   EXPECT_EQ(*v.recommended_batch_size, 64);

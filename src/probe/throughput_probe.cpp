@@ -201,6 +201,8 @@ std::string ThroughputProbeReport::to_json() const {
       verdict.recommended_batch_size ? nlohmann::ordered_json(*verdict.recommended_batch_size) : nlohmann::ordered_json();
   v["bottleneck"] = verdict.bottleneck;
   v["explanation"] = verdict.explanation;
+  v["unreliable_batch_sizes"] = verdict.unreliable_batch_sizes;
+  if (!verdict.warning.empty()) v["warning"] = verdict.warning;
   j["verdict"] = v;
   return j.dump(2);
 }

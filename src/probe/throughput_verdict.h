@@ -43,6 +43,11 @@ struct ThroughputVerdict {
   std::string explanation;  // one or two sentences with the evidence
   // Throughput of each fitting measurement over the previous fitting one (NaN for the first).
   std::vector<double> doubling_gain;
+  // Measurements too noisy to trust (step times spread over more than 3x, or a doubling that
+  // gains more than 2.5x, which no steady machine gives): the verdict is then flagged, and
+  // `warning` (also appended to the explanation) says which and what to do.
+  std::vector<int64_t> unreliable_batch_sizes;
+  std::string warning;
 };
 
 ThroughputVerdict throughput_verdict(const std::vector<BatchSizeMeasurement>& measurements, double saturation = 0.9);

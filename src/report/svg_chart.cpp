@@ -135,8 +135,10 @@ std::string LineChart::render() const {
   size_t longest = 0;
   for (const auto& s : series) longest = std::max(longest, s.name.size());
   for (const auto& b : bands) longest = std::max(longest, b.name.size());
-  const double left = 64, right = std::max(170.0, 52.0 + 7.0 * static_cast<double>(longest)), top = 34, bottom = 48;
-  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  // left and top are settled once the y ticks and the clipped count are known (below).
+  double left = 64, top = 34;
+  const double right = std::max(170.0, 52.0 + 7.0 * static_cast<double>(longest)), bottom = 48;
+  double plot_w = width - left - right, plot_h = height - top - bottom;
   // Under a log axis every coordinate is in log10 units from here on; values <= 0 have no place there.
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto tx = [&](double x) { return log_x ? (x > 0 ? std::log10(x) : nan) : x; };
@@ -192,6 +194,19 @@ std::string LineChart::render() const {
       if (!std::isfinite(u) || !std::isfinite(v) || u < x0 - ex || u > x1 + ex || v < y0 - ey || v > y1 + ey) ++clipped;
     }
   }
+  std::vector<std::pair<double, std::string>> y_ticks;
+  if (log_y) {
+    for (double t : log_ticks(y0, y1)) y_ticks.emplace_back(t, value_label(std::pow(10.0, t)));
+  } else {
+    for (double t : nice_ticks(y0, y1, 5)) y_ticks.emplace_back(t, tick_label(t));
+  }
+  // Room for the widest y tick label beside the rotated y title (long labels ran under it), and a
+  // line under the title for the clipped note (it ran into long titles).
+  size_t widest = 0;
+  for (const auto& tick : y_ticks) widest = std::max(widest, tick.second.size());
+  left = std::max(64.0, 34.0 + 7.0 * static_cast<double>(widest));
+  if (clipped > 0) top = 50;
+  plot_w = width - left - right, plot_h = height - top - bottom;
 
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\"";
@@ -204,7 +219,7 @@ std::string LineChart::render() const {
   svg << "<text x=\"" << num(left) << "\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" << xml_escape(title)
       << "</text>\n";
   if (clipped > 0) {
-    svg << "<text class=\"clipped-note\" x=\"" << num(left + plot_w) << "\" y=\"20\" text-anchor=\"end\" fill=\"#a33\">"
+    svg << "<text class=\"clipped-note\" x=\"" << num(left + plot_w) << "\" y=\"40\" text-anchor=\"end\" fill=\"#a33\">"
         << clipped << (clipped == 1 ? " point" : " points") << " outside the plotted range (clipped)</text>\n";
   }
   // Grid and ticks.
@@ -225,12 +240,6 @@ std::string LineChart::render() const {
         << num(top + plot_h) << "\" stroke=\"#e5e5e5\"/>\n";
     svg << "<text x=\"" << num(px(t)) << "\" y=\"" << num(top + plot_h + 16) << "\" text-anchor=\"middle\">"
         << label << "</text>\n";
-  }
-  std::vector<std::pair<double, std::string>> y_ticks;
-  if (log_y) {
-    for (double t : log_ticks(y0, y1)) y_ticks.emplace_back(t, value_label(std::pow(10.0, t)));
-  } else {
-    for (double t : nice_ticks(y0, y1, 5)) y_ticks.emplace_back(t, tick_label(t));
   }
   for (const auto& [t, label] : y_ticks) {
     svg << "<line x1=\"" << num(left) << "\" y1=\"" << num(py(t)) << "\" x2=\"" << num(left + plot_w) << "\" y2=\""
@@ -315,8 +324,11 @@ std::string LineChart::render() const {
   svg << "</g>\n";
   for (const auto& h : hlines) {
     if (h.label.empty() || std::isnan(ty(h.y))) continue;
-    svg << "<text x=\"" << num(left + plot_w - 4) << "\" y=\"" << num(py(ty(h.y)) - 5) << "\" text-anchor=\"end\" fill=\""
-        << h.color << "\">" << xml_escape(h.label) << "</text>\n";
+    // At the left end, where curves are farthest from a target (they have not reached it yet),
+    // with a white halo: at the right end the label sat on the curves.
+    svg << "<text class=\"reference-label\" x=\"" << num(left + 4) << "\" y=\"" << num(py(ty(h.y)) - 5)
+        << "\" fill=\"" << h.color << "\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">"
+        << xml_escape(h.label) << "</text>\n";
   }
   for (size_t i = 0; i < vlines.size(); ++i) {
     const auto& v = vlines[i];
