@@ -21,6 +21,7 @@
 #include "store/study_store.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
+#include "support/tmpfs_mount.h"
 
 namespace pacer {
 namespace {
@@ -240,14 +241,11 @@ TEST_F(CheckpointTest, ACheckpointCannotLieAndAResumeNeverReplacesAResult) {
 // trial.json (LibTorch's file writer used to abort the process from a destructor: exit 134).
 TEST_F(CheckpointTest, AFullDiskFailsTheTrialCleanly) {
   const std::string disk = dir_ + "/disk";
-  std::filesystem::create_directory(disk);
-  if (::geteuid() != 0 || std::system(("mount -t tmpfs -o size=300k tmpfs '" + disk + "' 2>/dev/null").c_str()) != 0) {
-    GTEST_SKIP() << "needs root and mount for a small file system";
-  }
+  const testing::TmpfsMount mount(disk, "300k");
+  if (!mount.mounted()) GTEST_SKIP() << "needs root and mount for a small file system";
   const auto r = pacer(" run -w fmnist_mlp -a nadamw --max-steps 40 --eval-every 20 --threads 1 -q "
                        "--checkpoint-every 10 --out '" + disk + "/r'");
   const std::string trial = testing::read_file(disk + "/r/trial.json");
-  std::system(("umount '" + disk + "'").c_str());
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(trial.find("No space left on device"), std::string::npos) << trial;
   EXPECT_EQ(r.err.find("frame #"), std::string::npos) << r.err;

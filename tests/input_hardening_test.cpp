@@ -23,6 +23,7 @@
 #include "store/study_store.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
+#include "support/tmpfs_mount.h"
 
 namespace pacer {
 namespace {
@@ -332,19 +333,15 @@ TEST_F(HardeningCliTest, OutputsAreCheckedFirstAndMessagesSayWhatIsWrong) {
 // store" there: SQLite could not make its -shm file).
 TEST_F(HardeningCliTest, AStoreOnReadOnlyMediaIsRead) {
   const std::string media = dir_ + "/media";
-  std::filesystem::create_directory(media);
-  if (::geteuid() != 0 || std::system(("mount -t tmpfs -o size=16m tmpfs '" + media + "' 2>/dev/null").c_str()) != 0) {
-    GTEST_SKIP() << "needs root and mount for a read-only file system";
-  }
+  const testing::TmpfsMount mount(media, "16m");
+  if (!mount.mounted()) GTEST_SKIP() << "needs root and mount for a read-only file system";
   const auto made = pacer("tune -w synthetic_regression -a sgd --ruleset self --max-steps 5 --eval-every 5 --threads 1 "
                           "-q --store '" + media + "/s.db'");
-  const int remounted = std::system(("mount -o remount,ro '" + media + "'").c_str());
+  ASSERT_EQ(made.code, 0) << made.err;
+  ASSERT_TRUE(mount.remount_read_only());
   const auto list = pacer("study list '" + media + "/s.db'");
   const auto score = pacer("score '" + media + "/s.db' --self-tuning");
   const auto write = pacer("study delete '" + media + "/s.db' sgd --yes");
-  std::system(("umount '" + media + "'").c_str());
-  ASSERT_EQ(made.code, 0) << made.err;
-  ASSERT_EQ(remounted, 0);
   EXPECT_EQ(list.code, 0) << list.err;
   EXPECT_NE(list.out.find("sgd"), std::string::npos) << list.out;
   EXPECT_EQ(score.code, 0) << score.err;

@@ -331,14 +331,22 @@ def _(c):
     return judge_refusal(rc, err)
 
 
+def mount_tmpfs(c, name, size):
+    """A small file system of its own at c.path(name) (None where this machine cannot: not root)."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return None
+    path = c.path(name)
+    os.mkdir(path)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", path], capture_output=True).returncode:
+        return None
+    return path
+
+
 @case("checkpoints", "a full disk with checkpoints on")
 def _(c):
-    if os.geteuid() != 0 or shutil.which("mount") is None:
+    disk = mount_tmpfs(c, "disk", "300k")
+    if disk is None:
         return "skipped", "needs root to mount a small file system"
-    disk = c.path("disk")
-    os.mkdir(disk)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", disk], capture_output=True).returncode:
-        return "skipped", "cannot mount here"
     try:
         rc, out, err = c.run("run", "-w", "fmnist_mlp", "-a", "nadamw", "--max-steps", "40", "--eval-every", "20",
                              "--threads", "1", "-q", "--checkpoint-every", "10", "--out", os.path.join(disk, "r"))
@@ -504,12 +512,9 @@ def _(c):
 @case("messages", "a store on read-only media is read")
 def _(c):
     store = c.store()
-    if os.geteuid() != 0 or shutil.which("mount") is None:
+    media = mount_tmpfs(c, "media", "16m")
+    if media is None:
         return "skipped", "needs root to mount a read-only file system"
-    media = c.path("media")
-    os.mkdir(media)
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", media], capture_output=True).returncode:
-        return "skipped", "cannot mount here"
     try:
         shutil.copy(store, media)
         subprocess.run(["mount", "-o", "remount,ro", media], check=True)
