@@ -22,14 +22,14 @@ namespace {
   std::string text = what + ": " + message + " (SQLite code " + std::to_string(code) + ")";
   const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;  // the store, named
   if (file && *file && what.find(file) == std::string::npos) text = std::string(file) + ": " + text;
-  // The causes a user can act on, said in words (the store is named in `what`).
-  const int kind = code & 0xff;
-  if (kind == SQLITE_READONLY) text += ": the study store cannot be written (read-only file, folder or media)";
-  if (kind == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC || code == 4874) {
+  // The causes a user can act on, said in words. SQLITE_IOERR_SHMSIZE (4874) is what a full disk
+  // gives a WAL database.
+  const int primary = code & 0xff;
+  if (primary == SQLITE_READONLY) text += ": the study store cannot be written (read-only file, folder or media)";
+  if (primary == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC || code == SQLITE_IOERR_SHMSIZE) {
     text += ": the disk is full or failing; free space and run the command again";
   }
   // A file that is not a database, or a damaged one, is the user's input.
-  const int primary = code & 0xff;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN) throw InputError(text);
   throw Error(text);
 }

@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/error.h"
+#include "core/output_folder.h"
 
 namespace pacer {
 namespace {
@@ -17,10 +18,6 @@ std::string format_number(double value) {
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);  // shortest round-trip form
   return std::string(buffer, result.ptr);
 }
-
-}  // namespace
-
-namespace {
 
 // Pacer's own files in a result folder (what --overwrite removes).
 bool is_result_file(const std::filesystem::path& path) {
@@ -64,14 +61,7 @@ void check_resumable(const std::string& dir) {
 FolderLock prepare_result_folder(const std::string& dir, ExistingResults existing) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    throw InputError("--out " + dir + ": is a file, not a folder");
-  }
-  try {
-    create_directories(dir);
-  } catch (const std::exception& e) {
-    throw InputError("--out " + dir + ": cannot write there: " + e.what());
-  }
+  prepare_output_folder(dir, "--out");  // a folder, created, writable: before any work
   FolderLock lock(dir, "--out");  // first: the checks below must not race another writer
   bool empty = true;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -89,12 +79,6 @@ FolderLock prepare_result_folder(const std::string& dir, ExistingResults existin
   }
   // A killed write's leftovers (the result files, a checkpoint's state or tensors).
   for (const char* sub : {"", "/checkpoint", "/checkpoint_best"}) remove_stale_temporary_files(dir + sub);
-  try {
-    write_file_atomic(dir + "/.pacer_write_check", "");  // unwritable: fail now, not after training
-  } catch (const std::exception& e) {
-    throw InputError("--out " + dir + ": cannot write there: " + e.what());
-  }
-  fs::remove(dir + "/.pacer_write_check", ec);
   return lock;
 }
 
