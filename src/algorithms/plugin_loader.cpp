@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "algorithms/plugin_manifest.h"
+#include "algorithms/python_submission_loader.h"
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
@@ -23,23 +24,6 @@ std::mutex g_mutex;
 std::map<std::string, LoadedPlugin>& loaded() {
   static std::map<std::string, LoadedPlugin> plugins;  // by canonical path
   return plugins;
-}
-
-// FNV-1a over the bytes: not a security check, a way to tell a rebuilt library from the old one.
-std::string content_hash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("algorithm plugin '" + path + "': cannot be read");
-  uint64_t h = 1469598103934665603ull;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h ^= static_cast<unsigned char>(buffer[i]);
-      h *= 1099511628211ull;
-    }
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
-  return hex;
 }
 
 std::string describe(const PluginManifest& m) {
@@ -62,6 +46,36 @@ void check_compatible(const std::string& path, const PluginManifest& plugin) {
 }
 
 }  // namespace
+
+// FNV-1a over the bytes: not a security check, a way to tell a rebuilt library from the old one.
+std::string content_hash(const std::vector<std::string>& paths) {
+  uint64_t h = 1469598103934665603ull;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("algorithm file '" + path + "': cannot be read");
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+      for (std::streamsize i = 0; i < in.gcount(); ++i) {
+        h ^= static_cast<unsigned char>(buffer[i]);
+        h *= 1099511628211ull;
+      }
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+const LoadedPlugin& record_loaded_plugin(const std::string& canonical, LoadedPlugin plugin) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return loaded().emplace(canonical, std::move(plugin)).first->second;
+}
+
+const LoadedPlugin* loaded_plugin_at(const std::string& canonical) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = loaded().find(canonical);
+  return it == loaded().end() ? nullptr : &it->second;
+}
 
 PluginManifest host_manifest() {
   return {kSdkAbiVersion, TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI, __VERSION__, nullptr, 0};
@@ -95,7 +109,7 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   if (manifest->algorithm_count < 1 || !manifest->algorithms) {
     throw InputError("algorithm plugin '" + path + "' defines no algorithm");
   }
-  LoadedPlugin plugin{path, content_hash(canonical), {}};
+  LoadedPlugin plugin{path, content_hash({canonical}), {}};
   for (int i = 0; i < manifest->algorithm_count; ++i) {
     const PluginAlgorithm entry_i = manifest->algorithms[i];
     if (!entry_i.name || !entry_i.create) throw InputError("algorithm plugin '" + path + "': entry " + std::to_string(i) + " is incomplete");
@@ -121,6 +135,7 @@ bool is_plugin_reference(const std::string& value) {
 }
 
 std::string resolve_algorithm(const std::string& value) {
+  if (is_python_submission(value)) return load_python_submission(value);
   if (!is_plugin_reference(value)) return value;
   std::string path = value, name;
   if (const auto colon = value.rfind(':'); colon != std::string::npos && colon > value.rfind('/')) {

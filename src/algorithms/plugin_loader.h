@@ -26,10 +26,21 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path);
 bool is_plugin_reference(const std::string& value);
 
 // An `-a` value as an algorithm name: a registered name stays as it is; "PATH" loads the library
-// and names its only algorithm; "PATH:NAME" picks one of several. InputError otherwise.
+// and names its only algorithm; "PATH:NAME" picks one of several; a Python submission (a .py
+// file or a folder with submission.py, algorithms/python_submission_loader.h) is loaded and
+// named "<name>.py". InputError otherwise.
 std::string resolve_algorithm(const std::string& value);
 
 // The plugin an algorithm came from, if any (recorded with studies).
 const LoadedPlugin* plugin_of(const std::string& algorithm);
+
+// Records algorithms loaded from a file by other means (a Python submission) under its canonical
+// path, so that plugin_of and the sweep identities know them; returns the record kept.
+const LoadedPlugin& record_loaded_plugin(const std::string& canonical, LoadedPlugin plugin);
+// The loaded record of a canonical path, if any.
+const LoadedPlugin* loaded_plugin_at(const std::string& canonical);
+
+// FNV-1a over the files' bytes, in order, as hex: a changed file is a new algorithm.
+std::string content_hash(const std::vector<std::string>& paths);
 
 }  // namespace pacer

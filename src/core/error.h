@@ -13,6 +13,14 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The training algorithm's own code failed (a Python submission raised, or returned the wrong
+// thing): inside a study the trial is recorded as failed and the study goes on; `pacer run`
+// exits with 2, as for bad input.
+class SubmissionError : public Error {
+ public:
+  using Error::Error;
+};
+
 // The user's input is wrong: unknown name, malformed file, out-of-range value, corrupt data.
 class InputError : public Error {
  public:

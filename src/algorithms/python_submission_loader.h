@@ -1,0 +1,25 @@
+#pragma once
+// AlgoPerf submissions written in Python (`-a path/to/submission.py`, or a folder holding
+// submission.py and tuning_search_space.json) run through the Python bridge, a library loaded
+// only when one is named (libpacer_python.so: embedded Python and torch's Python bindings over
+// the same LibTorch). Loading one registers it as an algorithm named "<name>.py". Torch-free header.
+//
+//   if (pacer::is_python_submission(value)) name = pacer::load_python_submission(value);  // "nadamw.py"
+#include <string>
+
+namespace pacer {
+
+// A value naming a .py file, or a folder with a submission.py in it.
+bool is_python_submission(const std::string& value);
+
+// Loads (once per file) and registers the submission; returns its algorithm name. InputError
+// naming the file when the bridge is missing, Python cannot import torch, the file does not load
+// (syntax error, a missing package: file, line and the traceback's last lines), or it lacks one
+// of AlgoPerf's submission functions.
+std::string load_python_submission(const std::string& value);
+
+// Where the bridge is looked for: $PACER_PYTHON_BRIDGE, else beside the executable, else
+// ../lib/pacer/ from it (an installed pacer).
+std::string python_bridge_path();
+
+}  // namespace pacer

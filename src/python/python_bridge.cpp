@@ -1,0 +1,164 @@
+// The Python bridge's entry point (libpacer_python.so, loaded by
+// algorithms/python_submission_loader.cpp): embeds Python on first use, checks that its torch is
+// the LibTorch this process runs, imports a submission and registers it as an algorithm.
+#include <dlfcn.h>
+
+#include <nlohmann/json.hpp>
+#include <pybind11/embed.h>
+#include <torch/csrc/utils/pybind.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "algorithms/registry.h"
+#include "core/error.h"
+#include "python/python_submission.h"
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace pacer {
+namespace {
+
+// python/ (the algoperf shim and the glue): beside this library, or in the source tree.
+std::string shim_folder() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&shim_folder), &info) && info.dli_fname) {
+    const fs::path here = fs::path(info.dli_fname).parent_path() / "python";
+    if (fs::exists(here / "_pacer_submission.py")) return here.string();
+  }
+  return PACER_PYTHON_SOURCE_DIR;
+}
+
+std::string major_minor(const std::string& version) {
+  const auto first = version.find('.');
+  const auto second = first == std::string::npos ? first : version.find('.', first + 1);
+  return version.substr(0, second);
+}
+
+// Once per process. The interpreter is never finalized: torch's Python state outlives any order
+// of static destruction we could choose.
+py::object start_python() {
+  static std::once_flag once;
+  static py::object glue;
+  static std::string failure;
+  std::call_once(once, [] {
+    py::initialize_interpreter(/*init_signal_handlers=*/false);  // Ctrl-C stays Pacer's
+    try {
+      py::module_ sys = py::module_::import("sys");
+      sys.attr("argv") = py::make_tuple("pacer");
+      sys.attr("path").attr("insert")(0, shim_folder());
+      py::module_ torch = py::module_::import("torch");
+      const std::string theirs = torch.attr("__version__").cast<std::string>();
+      if (major_minor(theirs) != major_minor(TORCH_VERSION)) {
+        failure = "Python's torch " + theirs + " is not the LibTorch " + TORCH_VERSION +
+                  " this pacer runs on; give the Python that has the matching torch";
+      } else {
+        py::module_::import("_pacer_bridge");  // registers the binding's Python classes
+        glue = py::module_::import("_pacer_submission");
+      }
+    } catch (const py::error_already_set& e) {
+      failure = std::string("Python cannot load what the bridge needs (python3-torch, python3-numpy): ") + e.what();
+    }
+    PyEval_SaveThread();  // calls take the GIL when they need it
+  });
+  if (!failure.empty()) throw InputError(failure);
+  return glue;
+}
+
+// The hyperparameters a submission declares: the names of its tuning_search_space.json, each with
+// the range its values span (no defaults: external tuning gives every value).
+std::vector<HyperparameterSpec> declared_hyperparameters(const std::string& path) {
+  std::vector<HyperparameterSpec> specs;
+  if (path.empty()) return specs;
+  nlohmann::json j;
+  try {
+    std::ifstream in(path);
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw InputError(path + ": not valid JSON: " + e.what());
+  }
+  auto declare = [&](const std::string& name, double lo, double hi) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const HyperparameterSpec& s) { return s.name == name; });
+    if (it == specs.end()) {
+      specs.push_back({name, std::nullopt, lo, hi, "declared by " + path});
+    } else {
+      it->min = std::min(it->min, lo);
+      it->max = std::max(it->max, hi);
+    }
+  };
+  auto number = [&](const nlohmann::json& v, const std::string& name) {
+    if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+    if (!v.is_number()) throw InputError(path + ": '" + name + "': values must be numbers");
+    return v.get<double>();
+  };
+  if (j.is_array()) {  // a list of points
+    for (const auto& point : j) {
+      if (!point.is_object()) throw InputError(path + ": a list of points must hold objects");
+      for (const auto& [name, v] : point.items()) declare(name, number(v, name), number(v, name));
+    }
+  } else if (j.is_object()) {
+    for (const auto& [name, d] : j.items()) {
+      if (d.contains("feasible_points") && d["feasible_points"].is_array() && !d["feasible_points"].empty()) {
+        for (const auto& v : d["feasible_points"]) declare(name, number(v, name), number(v, name));
+      } else if (d.contains("min") && d.contains("max")) {
+        declare(name, number(d["min"], name), number(d["max"], name));
+      } else {
+        throw InputError(path + ": '" + name + "' needs min and max, or feasible_points");
+      }
+    }
+  } else {
+    throw InputError(path + ": expected an object of hyperparameters or a list of points");
+  }
+  for (auto& s : specs) {
+    if (s.min == s.max) s.default_value = s.min;  // one feasible point: nothing to choose
+    // Points outside the declared span come from a user's own space: the search space check
+    // names them; the run itself takes any finite value.
+    s.min = -std::numeric_limits<double>::infinity();
+    s.max = std::numeric_limits<double>::infinity();
+  }
+  return specs;
+}
+
+}  // namespace
+
+std::shared_ptr<SubmissionModule> load_submission_module(const std::string& file, const std::string& folder,
+                                                         const std::string& name, const std::string& search_space) {
+  auto m = std::make_shared<SubmissionModule>();
+  m->name = name;
+  m->file = file;
+  m->hyperparameters = declared_hyperparameters(search_space);
+  py::object glue = start_python();
+  py::gil_scoped_acquire gil;
+  try {
+    py::tuple loaded = glue.attr("load")(file, folder);
+    m->glue = glue;
+    m->module = loaded[0];
+    m->has_prepare_for_eval = py::len(loaded[1]) == 0;
+    m->takes_train_state = loaded[2].cast<bool>();
+  } catch (const py::error_already_set& e) {
+    std::string message = e.what();
+    try {
+      if (py::isinstance(e.value(), glue.attr("SubmissionFailure"))) message = py::str(e.value()).cast<std::string>();
+    } catch (...) {
+    }
+    throw InputError(message);
+  }
+  if (!m->has_prepare_for_eval) {
+    std::fprintf(stderr, "pacer: warning: %s defines no prepare_for_eval (AlgoPerf before v0.5): evaluating the "
+                 "parameters as update_params leaves them\n", file.c_str());
+  }
+  return m;
+}
+
+}  // namespace pacer
+
+// Registers the submission in `file` as the algorithm `name`. InputError when it cannot.
+extern "C" __attribute__((visibility("default"))) void pacer_python_register_submission(
+    const std::string& file, const std::string& folder, const std::string& name, const std::string& search_space) {
+  auto module = pacer::load_submission_module(file, folder, name, search_space);
+  pacer::register_algorithm(name, [module] { return std::make_unique<pacer::PythonSubmission>(module); });
+}
