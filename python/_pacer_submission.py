@@ -27,27 +27,29 @@ class SubmissionFailure(Exception):
     """A message already formatted for the user (file, function, line, the traceback's end)."""
 
 
-def _frames_in(tb, path):
-    return [f for f in traceback.extract_tb(tb) if os.path.realpath(f.filename) == os.path.realpath(path)]
-
-
-def describe_exception(exc, path, function):
-    """'FILE: FUNCTION, line N: Type: message' and the last lines of the traceback."""
+def describe_exception(exc, tb, path, function):
+    """'FILE: FUNCTION, line N (in NAME): Type: message' and the last lines of the traceback,
+    without the import machinery's own frames."""
+    tb = tb if tb is not None else exc.__traceback__
+    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith("<frozen")]
+    mine = [f for f in frames if os.path.realpath(f.filename) == os.path.realpath(path)]
     where = ""
     if isinstance(exc, SyntaxError) and exc.filename and os.path.realpath(exc.filename) == os.path.realpath(path):
         where = f", line {exc.lineno}"
-    else:
-        frames = _frames_in(exc.__traceback__, path)
-        if frames:
-            where = f", line {frames[-1].lineno} (in {frames[-1].name})"
+    elif mine:
+        where = f", line {mine[-1].lineno} (in {mine[-1].name})"
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.split(".")[0] == "algoperf" \
             and exc.name not in PROVIDED:
         text += (f" (Pacer's algoperf shim provides {', '.join(PROVIDED)}; "
                  "see docs/python_submissions.md)")
-    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    tail = "".join(lines).rstrip().splitlines()[-6:]
-    return f"{path}: {function}{where}: {text}\n  traceback (last lines):\n    " + "\n    ".join(tail)
+    tail = "".join(traceback.format_list(frames[-3:]) + traceback.format_exception_only(type(exc), exc))
+    return f"{path}: {function}{where}: {text}\n  traceback (last lines):\n    " + \
+        "\n    ".join(tail.rstrip().splitlines())
+
+
+def short_description(exc):
+    return f"{type(exc).__name__}: {exc}"
 
 
 def load(path, folder):
@@ -62,7 +64,7 @@ def load(path, folder):
     try:
         spec_.loader.exec_module(module)
     except BaseException as exc:  # SyntaxError, ImportError, anything the module runs
-        raise SubmissionFailure(describe_exception(exc, path, "import")) from None
+        raise SubmissionFailure(describe_exception(exc, exc.__traceback__, path, "import")) from None
     missing = [name for name in REQUIRED if not callable(getattr(module, name, None))]
     if missing:
         raise SubmissionFailure(

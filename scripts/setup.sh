@@ -12,6 +12,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist fortunes  # fortunes: the English corpus of fortunes_lm
   python3 python3-torch python3-numpy
+  python3-dev pybind11-dev  # the Python bridge: AlgoPerf submissions in Python (docs/python_submissions.md)
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
 )
 

@@ -13,7 +13,7 @@ import re
 import sys
 
 LAYERS = ["core", "runtime", "dist", "data", "models", "workloads", "algorithms", "train", "store", "score", "tune",
-          "report", "scale", "probe", "analyze"]
+          "report", "scale", "probe", "analyze", "python"]
 TORCH_FREE_LAYERS = {"core", "store", "score", "report", "scale", "tune", "analyze"}
 TORCH_ALLOWED = {"tune/tuning_worker.cpp"}  # the worker runs trials
 TORCH_FREE_HEADERS = {
@@ -22,7 +22,7 @@ TORCH_FREE_HEADERS = {
     "train/trial_spec.h", "train/stop_reason.h", "train/stop_rule.h", "train/trial_observer.h",
     "train/eval_schedule.h", "train/noise_scale.h", "train/progress_observer.h", "workloads/workload_options.h",
     "probe/throughput_verdict.h", "probe/stability_verdict.h", "probe/memory_meter.h", "probe/throughput_probe.h",
-    "probe/stability_probe.h", "probe/probe_page.h",
+    "probe/stability_probe.h", "probe/probe_page.h", "algorithms/python_submission_loader.h",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 TORCH = re.compile(r"^(ATen|c10|torch)/")

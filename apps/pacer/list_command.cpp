@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/plugin_loader.h"
+#include "algorithms/python_submission_loader.h"
 #include "algorithms/registry.h"
 #include "commands.h"
 #include "workloads/registry.h"
@@ -82,12 +83,12 @@ Action add_list_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   app.add_option("what", *what, "What to list")->check(CLI::IsMember({"all", "workloads", "algorithms"}));
   app.add_option("-a,--algorithm", *plugins,
-                 "Only these algorithms: names or plugin libraries (./libx.so), whose algorithms are loaded and listed");
+                 "Only these algorithms: names, plugin libraries (./libx.so) or Python submissions (.py), which are loaded and listed");
   app.add_flag("--json", *json, "Machine-readable output: {workloads, suites, algorithms}");
   return [what, plugins, json] {
     std::vector<std::string> only;  // the algorithms of -a (a library may define several)
     for (const auto& value : *plugins) {
-      if (is_plugin_reference(value) && value.find(".so:") == std::string::npos) {
+      if (is_plugin_reference(value) && value.find(".so:") == std::string::npos && !is_python_submission(value)) {
         const LoadedPlugin& plugin = load_algorithm_plugin(value);
         only.insert(only.end(), plugin.algorithms.begin(), plugin.algorithms.end());
       } else {

@@ -46,7 +46,7 @@ struct ProbeArgs {
 Action add_probe_command(CLI::App& app) {
   auto a = std::make_shared<ProbeArgs>();
   app.add_option("-w,--workload", a->workload, "Workload (see pacer list)")->required();
-  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name or a plugin library")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name, a plugin library or a Python submission (.py or its folder)")->required();
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
   app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
   app.add_option("--workload-option", a->workload_options, "A model option of the workload: NAME=VALUE (repeatable)");

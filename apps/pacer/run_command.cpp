@@ -49,7 +49,7 @@ std::string describe(const std::optional<double>& v, const char* unit) {
 Action add_run_command(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-w,--workload", a->workload, "Workload name (see pacer list)")->required();
-  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name (see pacer list) or a plugin library (./libx.so, ./libx.so:NAME)")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python submission (a .py file or its folder)")->required();
   app.add_option("--seed", a->seed, "Trial seed (model init, data order, dropout)")->capture_default_str();
   app.add_option("-o,--out", a->out, "Folder for hparams.json, meta_data_0.json, eval_measurements.csv, trial.json");
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
@@ -178,6 +178,10 @@ Action add_run_command(CLI::App& app) {
       std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
                    static_cast<long long>(r.steps));
       return 130;
+    }
+    if (r.submission_error) {  // the submission's own code: exit 2, as for any bad input
+      std::fprintf(stderr, "pacer: error: %s\n", r.message.c_str());
+      return 2;
     }
     return r.status == TrialStatus::failed ? 1 : 0;
   };

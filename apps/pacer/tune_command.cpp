@@ -58,7 +58,7 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
   app.add_option_function<uint64_t>(
       "--held-out-seed", [a](const uint64_t& v) { a->held_out_seed = v, a->held_out_seed_given = true; },
       "Under --rules v0.5 with --suite: seed of the held-out variant draw (default: --seed)");
-  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name or a plugin library (./libx.so[:NAME])")->required();
+  app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name, a plugin library (./libx.so[:NAME]) or a Python submission (a .py file or its folder)")->required();
   app.add_option("--space", a->space_file, "Search space JSON in the AlgoPerf format (external tuning), e.g. spaces/nadamw.json");
   app.add_option("--ruleset", a->ruleset, "external (search space, N studies x M trials) or self (no hyperparameters)")
       ->capture_default_str();
@@ -114,6 +114,13 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
         if (std::find(workloads.begin(), workloads.end(), name) == workloads.end()) workloads.push_back(name);
     }
     const Ruleset ruleset = parse_ruleset(a->ruleset);
+    const std::string algorithm = resolve_algorithm(a->algorithm);  // a name, a plugin library, a .py submission
+    // A Python submission in AlgoPerf's layout brings its own search space.
+    if (const LoadedPlugin* plugin = plugin_of(algorithm);
+        a->space_file.empty() && ruleset == Ruleset::external && plugin && !plugin->search_space.empty()) {
+      a->space_file = plugin->search_space;
+      std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", a->space_file.c_str());
+    }
     std::optional<SearchSpace> space;
     if (!a->space_file.empty()) {
       space = SearchSpace::from_json_file(a->space_file);
@@ -126,7 +133,6 @@ Action add_tune_command(CLI::App& app, int argc, char** argv) {
       throw InputError("--checkpoint-every needs --out (the checkpoints live in the trial folders)");
     }
 
-    const std::string algorithm = resolve_algorithm(a->algorithm);  // a name or a plugin library
     std::optional<ScientificAxis> scientific;
     if (!a->scientific.empty()) scientific = parse_scientific(a->scientific);
     std::vector<SweepSpec> sweeps;

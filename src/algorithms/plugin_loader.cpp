@@ -109,7 +109,7 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   if (manifest->algorithm_count < 1 || !manifest->algorithms) {
     throw InputError("algorithm plugin '" + path + "' defines no algorithm");
   }
-  LoadedPlugin plugin{path, content_hash({canonical}), {}};
+  LoadedPlugin plugin{path, content_hash({canonical}), {}, false, ""};
   for (int i = 0; i < manifest->algorithm_count; ++i) {
     const PluginAlgorithm entry_i = manifest->algorithms[i];
     if (!entry_i.name || !entry_i.create) throw InputError("algorithm plugin '" + path + "': entry " + std::to_string(i) + " is incomplete");

@@ -14,6 +14,8 @@ struct LoadedPlugin {
   std::string path;                     // as given
   std::string content_hash;             // of the file's bytes, hex: a rebuilt library is a new one
   std::vector<std::string> algorithms;  // the names it registered
+  bool python = false;                  // a Python submission (algorithms/python_submission_loader.h)
+  std::string search_space;             // its tuning_search_space.json, when it has one beside it
 };
 
 // Loads the library once per path and registers its algorithms. InputError naming the path when

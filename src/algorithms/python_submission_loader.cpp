@@ -94,7 +94,7 @@ std::string load_python_submission(const std::string& value) {
   if (has_space) hashed.push_back(space.string());
   const std::string name = submission_name(file);
   bridge_entry()(file.string(), folder.string(), name, has_space ? space.string() : std::string());
-  return record_loaded_plugin(file.string(), LoadedPlugin{value, content_hash(hashed), {name}}).algorithms.front();
+  return record_loaded_plugin(file.string(), LoadedPlugin{value, content_hash(hashed), {name}, true, has_space ? space.string() : ""}).algorithms.front();
 }
 
 }  // namespace pacer

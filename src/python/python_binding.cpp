@@ -46,6 +46,14 @@ at::Tensor PythonBinding::step_loss() const {
   return step_loss_;
 }
 
+at::Tensor PythonBinding::grad_norm() const {
+  std::vector<at::Tensor> norms;
+  for (const auto& p : network_.parameters()) {
+    if (p.grad().defined()) norms.push_back(p.grad().detach().norm());
+  }
+  return norms.empty() ? at::Tensor() : at::stack(norms).norm();
+}
+
 at::Tensor PythonBinding::model_fn(const at::Tensor& inputs, bool train, double dropout_rate, bool update_batch_norm) {
   // AlgoPerf's PyTorch workloads: no gradients in evaluation mode; in training mode without
   // update_batch_norm the running statistics are left as they were.

@@ -24,6 +24,9 @@ class PythonBinding {
   void begin_step() { step_loss_ = at::Tensor(); }
   // The mean loss of the last loss_fn call since begin_step (NaN when there was none).
   at::Tensor step_loss() const;
+  // The global norm of the gradients the step left in the parameters' .grad() (undefined when
+  // there are none): what Pacer logs as train/grad_norm.
+  at::Tensor grad_norm() const;
 
   // Called from Python.
   at::Tensor model_fn(const at::Tensor& inputs, bool train, double dropout_rate, bool update_batch_norm);

@@ -24,7 +24,7 @@ std::string describe(const SubmissionModule& m, const py::error_already_set& e, 
     if (py::isinstance(e.value(), m.glue.attr("SubmissionFailure"))) {
       return m.file + ": " + py::str(e.value()).cast<std::string>();
     }
-    return m.glue.attr("describe_exception")(e.value(), m.file, function).cast<std::string>();
+    return m.glue.attr("describe_exception")(e.value(), e.trace(), m.file, function).cast<std::string>();
   } catch (const py::error_already_set&) {
     return m.file + ": " + function + ": " + e.what();
   }
@@ -61,11 +61,15 @@ int64_t PythonSubmission::batch_size(const WorkloadSpec& workload) const {
     return module_->glue.attr("check_batch_size")(size, workload.name).cast<int64_t>();
   } catch (py::error_already_set& e) {
     if (py::isinstance(e.value(), module_->glue.attr("SubmissionFailure"))) {
-      throw SubmissionError(describe(*module_, e, "get_batch_size"));
+      pending_failure_ = describe(*module_, e, "get_batch_size");
+      return workload.reference_batch_size;
     }
     // Submissions raise for workloads they were not written for: the workload's own size then.
-    std::fprintf(stderr, "pacer: warning: %s: get_batch_size('%s') raised (%s); using the workload's default batch size %lld\n",
-                 module_->file.c_str(), workload.name.c_str(), e.what(),
+    if (module_->batch_size_warned) return workload.reference_batch_size;
+    module_->batch_size_warned = true;
+    const std::string why = module_->glue.attr("short_description")(e.value()).cast<std::string>();
+    std::fprintf(stderr, "pacer: warning: %s: get_batch_size('%s') raised %s; using the workload's default batch size %lld\n",
+                 module_->file.c_str(), workload.name.c_str(), why.c_str(),
                  static_cast<long long>(workload.reference_batch_size));
     return workload.reference_batch_size;
   }
@@ -76,6 +80,14 @@ py::object PythonSubmission::rng(uint64_t seed) const { return module_->glue.att
 void PythonSubmission::init_optimizer_state(const Workload& workload, Network& network, const Hyperparameters* hparams,
                                             uint64_t seed) {
   binding_ = std::make_unique<PythonBinding>(workload, network);
+  try {
+    init_python_objects(hparams, seed);
+  } catch (const SubmissionError& e) {
+    pending_failure_ = e.what();
+  }
+}
+
+void PythonSubmission::init_python_objects(const Hyperparameters* hparams, uint64_t seed) {
   guarded("init_optimizer_state", [&] {
     py::object glue = module_->glue;
     workload_ = glue.attr("Workload")(py::cast(binding_.get(), py::return_value_policy::reference),
@@ -98,6 +110,7 @@ void PythonSubmission::init_optimizer_state(const Workload& workload, Network& n
 }
 
 Batch PythonSubmission::select_data(BatchStream& stream, const StepContext& context) {
+  if (!pending_failure_.empty()) throw SubmissionError(pending_failure_);
   binding_->set_stream(&stream);
   return guarded("data_selection", [&] {
     py::object batch = module_->module.attr("data_selection")(workload_, input_queue_, optimizer_state_, container_,
@@ -163,6 +176,7 @@ UpdateResult PythonSubmission::update(const Workload& /*workload*/, Network& /*n
     }
     // The loss Pacer logs: the mean of the last workload.loss_fn call of this step.
     result.loss = binding_->step_loss();
+    result.grad_norm = binding_->grad_norm();
     return result;
   });
 }

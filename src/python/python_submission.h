@@ -27,6 +27,7 @@ struct SubmissionModule {
   std::vector<HyperparameterSpec> hyperparameters;  // from tuning_search_space.json (none without one)
   bool has_prepare_for_eval = true;
   bool takes_train_state = false;
+  mutable bool batch_size_warned = false;  // get_batch_size's fallback is said once per process
   pybind11::object module;  // the imported submission
   pybind11::object glue;    // python/_pacer_submission.py
   // Kept to the end of the process (the algorithm registry holds it until static destruction,
@@ -61,6 +62,7 @@ class PythonSubmission : public TrainingAlgorithm {
   void load_state(const NamedTensors& state) override;
 
  private:
+  void init_python_objects(const Hyperparameters* hparams, uint64_t seed);
   pybind11::object rng(uint64_t seed) const;
   pybind11::object eval_results(const StepContext& context);
   pybind11::object train_state(const StepContext& context) const;
@@ -73,6 +75,9 @@ class PythonSubmission : public TrainingAlgorithm {
   pybind11::object workload_, container_, hparams_, optimizer_state_, model_state_, input_queue_, param_types_,
       loss_type_, results_;
   size_t results_seen_ = 0;
+  // A failure before the first step (init_optimizer_state, get_batch_size's value), raised at
+  // the first step so that the trial is recorded like any other failed trial.
+  mutable std::string pending_failure_;
 };
 
 }  // namespace pacer

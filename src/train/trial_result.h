@@ -27,6 +27,7 @@ struct TrialResult {
   TrialStatus status = TrialStatus::failed;
   StopReason stop_reason = StopReason::error;
   std::string message;      // details for diverged/failed/interrupted
+  bool submission_error = false;  // failed because the algorithm's own code raised (core/error.h)
   std::string workload, algorithm;
   uint64_t seed = 0;
   int64_t batch_size = 0;

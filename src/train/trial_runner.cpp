@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/plugin_loader.h"
 #include "core/error.h"
 #include "core/seed.h"
 #include "data/batch_stream.h"
@@ -142,6 +143,12 @@ void TrialLoop::set_up() {
   if (!(result_.time_budget > 0)) throw InputError("time budget must be positive");
 
   plan_ = make_data_parallel_plan(spec.data_parallel, options_.communicator);
+  if (const LoadedPlugin* plugin = plugin_of(algorithm_.name()); plan_ && plugin && plugin->python) {
+    throw InputError("algorithm '" + algorithm_.name() +
+                     "' is a Python submission: its update_params takes its own gradient (loss.backward()), which "
+                     "Pacer cannot shard over workers and combine; run it without --combine, --virtual-workers "
+                     "and several processes");
+  }
   sync_ = make_rank_sync(plan_ ? plan_->communicator.get() : nullptr, device_);
   if (plan_ && result_.batch_size % plan_->workers() != 0) {
     throw InputError("batch size " + std::to_string(result_.batch_size) + " does not split into " +
@@ -340,6 +347,11 @@ TrialResult TrialLoop::run() {
     }
   } catch (const InputError&) {
     throw;
+  } catch (const SubmissionError& e) {
+    result_.status = TrialStatus::failed;
+    stop_ = StopReason::error;
+    result_.message = e.what();
+    result_.submission_error = true;
   } catch (const std::exception& e) {
     result_.status = TrialStatus::failed;
     stop_ = StopReason::error;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "algorithms/plugin_loader.h"
 #include "core/error.h"
 #include "tune/search_space.h"
 #include "tune/sweep.h"
@@ -22,6 +23,9 @@ constexpr double kDefaultEvalShare = 0.3;
 
 std::string space_file_of(const BoardSpec& spec, const std::string& algorithm) {
   if (auto it = spec.space_files.find(algorithm); it != spec.space_files.end()) return it->second;
+  if (const LoadedPlugin* plugin = plugin_of(algorithm); plugin && !plugin->search_space.empty()) {
+    return plugin->search_space;  // a Python submission's own tuning_search_space.json
+  }
   return (std::filesystem::path(spec.spaces_dir) / (algorithm + ".json")).string();
 }
 

@@ -1,0 +1,225 @@
+// AlgoPerf submissions written in Python, as a researcher runs them: `pacer run -a FOLDER` with the
+// examples of examples/python_submission, which must train exactly like the built-ins they
+// re-implement; the errors a submission file can make (exit 2 naming file, function and line); a
+// study that goes on past a failing trial; a killed run that resumes through the submission's
+// own optimizer state; the algoperf shim; data parallelism refused.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "support/child_process.h"
+#include "support/cli_runner.h"
+
+namespace pacer {
+namespace {
+
+std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
+  std::istringstream in(testing::read_file(path));
+  std::string line, cell;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::istringstream header(line);
+  while (std::getline(header, cell, ',')) names.push_back(cell);
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (size_t i = 0; std::getline(row, cell, ',') && i < names.size(); ++i) {
+      columns[names[i]].push_back(cell.empty() ? NAN : std::stod(cell));
+    }
+  }
+  return columns;
+}
+
+const char* kNadamwPoint = R"({"learning_rate": 0.005, "one_minus_beta1": 0.1, "beta2": 0.999, "weight_decay": 0.01,
+  "warmup_factor": 0.05, "label_smoothing": 0.1, "dropout_rate": 0.1})";
+const char* kScheduleFreePoint = R"({"learning_rate": 0.0025, "one_minus_beta1": 0.1, "beta2": 0.99552,
+  "epsilon": 1e-8, "weight_decay": 0.08121, "r": 0.0, "weight_lr_power": 2.0, "warmup_factor": 0.015,
+  "label_smoothing": 0.2, "dropout_rate": 0.0})";
+
+class PythonSubmissionTest : public testing::CliFixture {
+ protected:
+  void SetUp() override {
+    testing::CliFixture::SetUp();
+#ifndef PACER_PYTHON_BRIDGE_BUILT
+    GTEST_SKIP() << "the Python bridge is not built here (python3-dev, pybind11-dev)";
+#endif
+  }
+  // The Python example and the built-in over 300 steps with the same hyperparameters and seed: the
+  // same losses at every eval (relative 1e-5), the same steps.
+  void expect_same_training(const std::string& workload, const std::string& builtin,
+                            const std::string& folder, const std::string& point) {
+    const std::string hparams = write("point.json", point);
+    const std::string common = " -w " + workload + " --hparams '" + hparams +
+                               "' --seed 5 --max-steps 300 --eval-every 100 --ignore-targets --budget 100000 "
+                               "--eval-splits validation --threads 1 -q --out ";
+    auto python = pacer("run -a '" + folder + "'" + common + "'" + dir_ + "/python'");
+    ASSERT_EQ(python.code, 0) << python.err;
+    auto native = pacer("run -a " + builtin + common + "'" + dir_ + "/builtin'");
+    ASSERT_EQ(native.code, 0) << native.err;
+    auto a = read_csv(dir_ + "/builtin/eval_measurements.csv");
+    auto b = read_csv(dir_ + "/python/eval_measurements.csv");
+    ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+    ASSERT_EQ(a.at("global_step").size(), 4u);  // steps 1, 100, 200, 300
+    for (const char* column : {"validation/loss", "validation/accuracy", "train/grad_norm"}) {
+      ASSERT_TRUE(b.count(column)) << column;
+      for (size_t i = 0; i < a.at(column).size(); ++i) {
+        EXPECT_NEAR(b.at(column)[i], a.at(column)[i], 1e-5 * std::abs(a.at(column)[i])) << column << " at eval " << i;
+      }
+    }
+  }
+  // The ResNet goldens train 4 x 300 ResNet steps (about 2 minutes of the Release stage): under
+  // the sanitizers they would add several minutes to CI while exercising no bridge code the MLP
+  // goldens do not (docs/development.md).
+  void skip_slow_under_sanitizers() {
+#ifdef PACER_SANITIZER_BUILD
+    GTEST_SKIP() << "ResNet golden: run by the Release stage";
+#endif
+  }
+  static std::string example(const std::string& name) {
+    return std::string(PACER_SOURCE_DIR) + "/examples/python_submission/" + name;
+  }
+  static std::string data(const std::string& file) {
+    return std::string(PACER_SOURCE_DIR) + "/tests/data/python_submissions/" + file;
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(PythonSubmissionTest, TheNAdamWExampleTrainsTheMlpLikeTheBuiltIn) {
+  expect_same_training("fmnist_mlp", "nadamw", example("nadamw"), kNadamwPoint);
+}
+
+TEST_F(PythonSubmissionTest, TheNAdamWExampleTrainsTheResNetLikeTheBuiltIn) {
+  skip_slow_under_sanitizers();
+  expect_same_training("fmnist_resnet", "nadamw", example("nadamw"), kNadamwPoint);
+}
+
+TEST_F(PythonSubmissionTest, TheScheduleFreeExampleTrainsTheMlpLikeTheBuiltIn) {
+  expect_same_training("fmnist_mlp", "schedule_free_adamw", example("schedule_free_adamw"), kScheduleFreePoint);
+}
+
+// prepare_for_eval moves to x and recomputes the batch-norm statistics there, through the
+// container's batch-norm layers, as the built-in does in C++.
+TEST_F(PythonSubmissionTest, TheScheduleFreeExampleTrainsTheResNetLikeTheBuiltIn) {
+  skip_slow_under_sanitizers();
+  expect_same_training("fmnist_resnet", "schedule_free_adamw", example("schedule_free_adamw"),
+                       kScheduleFreePoint);
+}
+
+TEST_F(PythonSubmissionTest, ErrorsInTheFileNameTheFileTheFunctionAndTheLine) {
+  const std::string run = " -w fmnist_mlp --set learning_rate=0.05 --max-steps 5 --eval-every 5 --ignore-targets -q";
+  struct Case {
+    std::string file, expected;
+  };
+  const std::vector<Case> cases = {
+      {"syntax_error.py", "syntax_error.py: import, line 18: SyntaxError: '(' was never closed"},
+      {"missing_function.py", "missing_function.py: missing function data_selection"},
+      {"missing_package.py", "missing_package.py: import, line 4 (in <module>): ModuleNotFoundError: No module named "
+                             "'jax_is_not_installed_here'"},
+      {"raises.py", "raises.py: update_params, line 19 (in update_params): KeyError: 'missing'"},
+      {"wrong_return.py", "wrong_return.py: update_params returned tuple of length 2; expected a tuple "
+                          "(optimizer_state, current_param_container, model_state)"},
+      {"unsupported_import.py", "Pacer's algoperf shim provides algoperf, algoperf.spec"},
+  };
+  for (const auto& c : cases) {
+    auto r = pacer("run -a '" + data(c.file) + "'" + run + " --out '" + dir_ + "/" + c.file + "'");
+    EXPECT_EQ(r.code, 2) << c.file << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << c.file << ":\n" << r.err;
+  }
+  // A traceback's end comes with the message.
+  auto r = pacer("run -a '" + data("raises.py") + "'" + run);
+  EXPECT_NE(r.err.find("return {}[ \"missing\" ]"), std::string::npos) << r.err;
+  // get_batch_size raising for an unknown workload: the workload's size, with one warning.
+  EXPECT_NE(r.err.find("get_batch_size('fmnist_mlp') raised ValueError: Unsupported workload name: fmnist_mlp.; using "
+                       "the workload's default batch size 256"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(PythonSubmissionTest, AStudyRecordsAFailingTrialAndGoesOn) {
+  // sgd.py raises at step 3 for learning rates above 0.1; its own search space spans 0.01-0.5.
+  const std::string store = dir_ + "/t.db";
+  auto r = pacer("tune -w fmnist_mlp -a '" + data("sgd.py") + "' --studies 1 --trials 4 --max-steps 10 --eval-every 5 "
+                 "--store '" + store + "' --threads 1 -q");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("the submission's own search space"), std::string::npos) << r.err;
+  auto show = pacer("study show '" + store + "'");
+  ASSERT_EQ(show.code, 0) << show.err;
+  int failed = 0, finished = 0;
+  std::istringstream lines(show.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(" failed ") != std::string::npos) ++failed;
+    if (line.find(" not_reached ") != std::string::npos) ++finished;
+  }
+  EXPECT_GE(failed, 1) << show.out;
+  EXPECT_GE(finished, 1) << show.out;
+  EXPECT_EQ(failed + finished, 4) << show.out;
+}
+
+// The submission's optimizer state (torch.save of its optimizer's and scheduler's state dicts)
+// travels in the checkpoint: a killed run resumes with the metrics of an uninterrupted one.
+TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {
+  const std::string hparams = write("point.json", kNadamwPoint);
+  const std::string run = " run -w fmnist_mlp -a '" + example("nadamw") + "' --hparams '" + hparams +
+                          "' --seed 2 --max-steps 1200 --eval-every 200 --ignore-targets --budget 100000 --threads 1 "
+                          "-q --eval-splits validation";
+  auto reference = pacer(run + " --out '" + dir_ + "/reference'");
+  ASSERT_EQ(reference.code, 0) << reference.err;
+  const std::string cut = dir_ + "/cut";
+  const pid_t pid = testing::start_child("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 150 --out '" +
+                                             cut + "'",
+                                         {}, dir_ + "/cut.log");
+  const auto started = std::chrono::steady_clock::now();
+  auto checkpoint_step = [&] {
+    const std::string text = testing::read_file(cut + "/checkpoint/state.json");
+    const auto at = text.find("\"step\":");
+    return at == std::string::npos ? -1LL : std::stoll(text.substr(at + 7));
+  };
+  while (checkpoint_step() < 450) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(180)) << testing::read_file(dir_ + "/cut.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  ASSERT_EQ(testing::wait_exit(pid), 128 + SIGKILL) << "the run ended before it could be killed";
+  auto resumed = pacer(run + " --checkpoint-every 150 --resume --out '" + cut + "'");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto a = read_csv(dir_ + "/reference/eval_measurements.csv"), b = read_csv(cut + "/eval_measurements.csv");
+  ASSERT_EQ(a.at("global_step"), b.at("global_step"));
+  for (const char* column : {"validation/loss", "validation/accuracy", "train/grad_norm"}) {
+    for (size_t i = 0; i < a.at(column).size(); ++i) {
+      EXPECT_NEAR(b.at(column)[i], a.at(column)[i], 1e-9 * std::abs(a.at(column)[i])) << column << " at eval " << i;
+    }
+  }
+  EXPECT_EQ(b.at("preemption_count").back(), 1.0);
+}
+
+TEST_F(PythonSubmissionTest, TheShimImportsAsSubmissionsDoAndSelfTuningPassesNoHyperparameters) {
+  auto r = pacer("run -w fmnist_mlp -a '" + data("shim_imports.py") +
+                 "' --self-tuning --max-steps 5 --eval-every 5 --ignore-targets -q --eval-splits validation");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("steps:               5 in"), std::string::npos) << r.out;
+  // Listed like any algorithm, under its name.
+  r = pacer("list -a '" + example("nadamw") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("nadamw.py"), std::string::npos) << r.out;
+}
+
+TEST_F(PythonSubmissionTest, DataParallelismIsRefusedWithTheReason) {
+  auto r = pacer("run -w fmnist_mlp -a '" + data("sgd.py") + "' --set learning_rate=0.05 --virtual-workers 2 "
+                 "--max-steps 5 -q");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("is a Python submission: its update_params takes its own gradient"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacer
