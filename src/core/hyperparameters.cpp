@@ -140,8 +140,13 @@ Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& s
     if (spec == nullptr) {
       std::string known;
       for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+      // A Python submission (named "<stem>.py") declares its names in tuning_search_space.json.
+      const bool python = algorithm_name.size() > 3 && algorithm_name.compare(algorithm_name.size() - 3, 3, ".py") == 0;
       throw InputError("unknown hyperparameter '" + name + "' for algorithm " + algorithm_name +
-                       " (it accepts: " + known + ")");
+                       (known.empty() ? std::string(", which declares none") : " (it accepts: " + known + ")") +
+                       (python ? std::string(": a Python submission declares its hyperparameters in the "
+                                             "tuning_search_space.json beside it")
+                               : std::string()));
     }
     if (!spec->admits(value)) {
       std::ostringstream msg;
