@@ -171,12 +171,12 @@ TEST_F(PythonSubmissionTest, AStudyRecordsAFailingTrialAndGoesOn) {
 TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {
   const std::string hparams = write("point.json", kNadamwPoint);
   const std::string run = " run -w fmnist_mlp -a '" + example("nadamw") + "' --hparams '" + hparams +
-                          "' --seed 2 --max-steps 1200 --eval-every 200 --ignore-targets --budget 100000 --threads 1 "
+                          "' --seed 2 --max-steps 600 --eval-every 100 --ignore-targets --budget 100000 --threads 1 "
                           "-q --eval-splits validation";
   auto reference = pacer(run + " --out '" + dir_ + "/reference'");
   ASSERT_EQ(reference.code, 0) << reference.err;
   const std::string cut = dir_ + "/cut";
-  const pid_t pid = testing::start_child("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 150 --out '" +
+  const pid_t pid = testing::start_child("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 100 --out '" +
                                              cut + "'",
                                          {}, dir_ + "/cut.log");
   const auto started = std::chrono::steady_clock::now();
@@ -185,13 +185,13 @@ TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerStat
     const auto at = text.find("\"step\":");
     return at == std::string::npos ? -1LL : std::stoll(text.substr(at + 7));
   };
-  while (checkpoint_step() < 450) {
+  while (checkpoint_step() < 200) {
     ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(180)) << testing::read_file(dir_ + "/cut.log");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(pid, SIGKILL);
   ASSERT_EQ(testing::wait_exit(pid), 128 + SIGKILL) << "the run ended before it could be killed";
-  auto resumed = pacer(run + " --checkpoint-every 150 --resume --out '" + cut + "'");
+  auto resumed = pacer(run + " --checkpoint-every 100 --resume --out '" + cut + "'");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   const auto a = read_csv(dir_ + "/reference/eval_measurements.csv"), b = read_csv(cut + "/eval_measurements.csv");
   ASSERT_EQ(a.at("global_step"), b.at("global_step"));
