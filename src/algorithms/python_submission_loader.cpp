@@ -35,7 +35,8 @@ BridgeEntry bridge_entry() {
   const std::string path = python_bridge_path();
   if (path.empty()) {
     throw InputError(
-        "Python submissions need Pacer's Python bridge (libpacer_python.so), which this build lacks: build with "
+        "Python submissions need Pacer's Python bridge, libpacer_python.so beside the pacer executable, which is not "
+        "there: build it (cmake --build BUILD --target pacer_python_bridge; `make test` builds everything) with "
         "python3-dev, pybind11-dev and python3-torch installed (./scripts/setup.sh), or set PACER_PYTHON_BRIDGE");
   }
   // RTLD_GLOBAL: the Python extension modules the submission imports (torch._C, numpy) resolve
