@@ -122,11 +122,11 @@ TEST_F(PythonSubmissionTest, ErrorsInTheFileNameTheFileTheFunctionAndTheLine) {
     std::string file, expected;
   };
   const std::vector<Case> cases = {
-      {"syntax_error.py", "syntax_error.py: import, line 18: SyntaxError: '(' was never closed"},
+      {"syntax_error.py", "syntax_error.py: import, line 5: SyntaxError: '(' was never closed"},
       {"missing_function.py", "missing_function.py: missing function data_selection"},
-      {"missing_package.py", "missing_package.py: import, line 4 (in <module>): ModuleNotFoundError: No module named "
+      {"missing_package.py", "missing_package.py: import, line 2 (in <module>): ModuleNotFoundError: No module named "
                              "'jax_is_not_installed_here'"},
-      {"raises.py", "raises.py: update_params, line 19 (in update_params): KeyError: 'missing'"},
+      {"raises.py", "raises.py: update_params, line 9 (in update_params): KeyError: 'missing'"},
       {"wrong_return.py", "wrong_return.py: update_params returned tuple of length 2; expected a tuple "
                           "(optimizer_state, current_param_container, model_state)"},
       {"unsupported_import.py", "Pacer's algoperf shim provides algoperf, algoperf.spec"},
