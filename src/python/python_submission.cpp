@@ -147,22 +147,28 @@ py::object PythonSubmission::train_state(const StepContext& context) const {
   return py::module_::import("types").attr("MappingProxyType")(s);  // read-only, as AlgoPerf hands it
 }
 
+// The keyword arguments update_params and prepare_for_eval share, as AlgoPerf's runner passes them.
+py::dict PythonSubmission::step_arguments(const StepContext& context) {
+  py::dict kwargs;
+  kwargs["workload"] = workload_;
+  kwargs["current_param_container"] = container_;
+  kwargs["current_params_types"] = param_types_;
+  kwargs["model_state"] = model_state_;
+  kwargs["hyperparameters"] = hparams_;
+  kwargs["loss_type"] = loss_type_;
+  kwargs["optimizer_state"] = optimizer_state_;
+  kwargs["eval_results"] = eval_results(context);
+  kwargs["global_step"] = context.step;
+  kwargs["rng"] = rng(context.step_seed);
+  return kwargs;
+}
+
 UpdateResult PythonSubmission::update(const Workload& /*workload*/, Network& /*network*/, const Batch& batch,
                                       const StepContext& context) {
   return guarded("update_params", [&] {
     binding_->begin_step();
-    py::dict kwargs;
-    kwargs["workload"] = workload_;
-    kwargs["current_param_container"] = container_;
-    kwargs["current_params_types"] = param_types_;
-    kwargs["model_state"] = model_state_;
-    kwargs["hyperparameters"] = hparams_;
+    py::dict kwargs = step_arguments(context);
     kwargs["batch"] = PythonBinding::to_dict(batch);
-    kwargs["loss_type"] = loss_type_;
-    kwargs["optimizer_state"] = optimizer_state_;
-    kwargs["eval_results"] = eval_results(context);
-    kwargs["global_step"] = context.step;
-    kwargs["rng"] = rng(context.step_seed);
     if (module_->takes_train_state) kwargs["train_state"] = train_state(context);
     UpdateResult result;
     try {
@@ -184,18 +190,7 @@ UpdateResult PythonSubmission::update(const Workload& /*workload*/, Network& /*n
 void PythonSubmission::prepare_for_eval(const Workload& /*workload*/, Network& /*network*/, const StepContext& context) {
   if (!module_->has_prepare_for_eval) return;
   guarded("prepare_for_eval", [&] {
-    py::dict kwargs;
-    kwargs["workload"] = workload_;
-    kwargs["current_param_container"] = container_;
-    kwargs["current_params_types"] = param_types_;
-    kwargs["model_state"] = model_state_;
-    kwargs["hyperparameters"] = hparams_;
-    kwargs["loss_type"] = loss_type_;
-    kwargs["optimizer_state"] = optimizer_state_;
-    kwargs["eval_results"] = eval_results(context);
-    kwargs["global_step"] = context.step;
-    kwargs["rng"] = rng(context.step_seed);
-    py::object returned = module_->module.attr("prepare_for_eval")(**kwargs);
+    py::object returned = module_->module.attr("prepare_for_eval")(**step_arguments(context));
     optimizer_state_ = module_->glue.attr("check_update_return")(returned, container_, "prepare_for_eval");
     model_state_ = returned[py::int_(2)];
   });

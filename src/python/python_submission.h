@@ -66,6 +66,7 @@ class PythonSubmission : public TrainingAlgorithm {
   pybind11::object rng(uint64_t seed) const;
   pybind11::object eval_results(const StepContext& context);
   pybind11::object train_state(const StepContext& context) const;
+  pybind11::dict step_arguments(const StepContext& context);
   // Runs `call` under the GIL; a Python exception becomes a SubmissionError naming `function`.
   template <typename Call>
   auto guarded(const char* function, Call&& call) const;
