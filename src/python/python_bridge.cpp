@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 #include <pybind11/embed.h>
-#include <torch/csrc/utils/pybind.h>
 #include <torch/version.h>
 
 #include <algorithm>

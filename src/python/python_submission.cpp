@@ -3,9 +3,7 @@
 #include <ATen/ATen.h>
 #include <pybind11/stl.h>
 #include <torch/csrc/utils/pybind.h>
-#include <torch/nn/modules/batchnorm.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 
