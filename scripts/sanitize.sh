@@ -15,11 +15,11 @@ supp=$PWD/scripts/sanitizers
 seconds() { echo $(( $(date +%s) - $1 )); }
 # The longest executables under ASan start first (longest-processing-time order), so that the
 # suite does not end with one of them running alone. Measured under clang's ASan with the board
-# running beside it (2026-11-26): python_submission_test 800 s, tune_cli_test 447, checkpoint_test
-# 407, race_test 253, data_parallel_test 232, input_hardening_test 190, cli_test 164, plugin_test
-# 140; the other 26 under 100 s each. Simulated on two slots: 1557 s against 1647 s alphabetically.
-long_first=(python_submission_test tune_cli_test checkpoint_test race_test data_parallel_test input_hardening_test
-            cli_test plugin_test)
+# running beside it (2026-11-26): tune_cli_test 348 s, race_test 253, data_parallel_test 232,
+# input_hardening_test 190, checkpoint_test 180, cli_test 164, python_submission_test 157,
+# plugin_test 140; the other 26 under 100 s each.
+long_first=(tune_cli_test race_test data_parallel_test input_hardening_test checkpoint_test cli_test
+            python_submission_test plugin_test)
 suite_order() {
   local build=$1 name
   for name in "${long_first[@]}"; do [[ -x $build/tests/$name ]] && echo "$build/tests/$name"; done
@@ -71,7 +71,10 @@ built=$(seconds "$start")
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
 export OMP_NUM_THREADS=1
 start=$(date +%s)
-for t in "${tsan_tests[@]}"; do
-  "$tsan_build"/tests/"$t" --gtest_brief=1 --gtest_filter="${tsan_filter[$t]:-*}"
-done
+# JOBS at a time, tune_cli_test (the longest) first; a failure prints its log and stops.
+mkdir -p "$tsan_build/sanitize-logs"
+for t in tune_cli_test "${tsan_tests[@]}"; do echo "$t"; done | awk '!seen[$0]++' |
+  while read -r t; do printf '%s\t%s\n' "$t" "${tsan_filter[$t]:-*}"; done |
+  xargs -P "$jobs" -L 1 sh -c \
+    'log='"$tsan_build"'/sanitize-logs/$0.log; if '"$tsan_build"'/tests/$0 --gtest_brief=1 --gtest_filter="$1" >"$log" 2>&1; then echo "  $0: clean"; else echo "  $0: FAILED"; tail -n 60 "$log"; exit 255; fi'
 echo "sanitize: thread: built in ${built} s, ${tsan_tests[*]} clean in $(seconds "$start") s"

@@ -56,18 +56,18 @@ int64_t checkpoint_step(const std::string& dir) {
 }
 
 TEST_F(CheckpointTest, AKilledRunResumesWithTheMetricsOfAnUninterruptedOne) {
-  const std::string run = " run -w fmnist_mlp -a nadamw --seed 3 --max-steps 3000 --eval-every 500 --ignore-targets "
+  const std::string run = " run -w fmnist_mlp -a nadamw --seed 3 --max-steps 1500 --eval-every 250 --ignore-targets "
                           "--budget 100000 --threads 1 -q --set dropout_rate=0.1";
   auto reference = pacer(run + " --out '" + dir_ + "/reference'");
   ASSERT_EQ(reference.code, 0) << reference.err;
 
-  // Checkpoints between evals (every 300 steps, evals every 500): the gradient norms of the steps
+  // Checkpoints between evals (every 150 steps, evals every 250): the gradient norms of the steps
   // since the last eval travel in the checkpoint, so train/grad_norm_mean and _max match too.
   const std::string cut = dir_ + "/cut";
-  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 300 --out '" + cut + "'",
+  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + run + " --checkpoint-every 150 --out '" + cut + "'",
                           dir_ + "/cut.log");
   const auto started = std::chrono::steady_clock::now();
-  while (checkpoint_step(cut + "/checkpoint") < 1000) {
+  while (checkpoint_step(cut + "/checkpoint") < 500) {
     ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120)) << testing::read_file(dir_ + "/cut.log");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -76,7 +76,7 @@ TEST_F(CheckpointTest, AKilledRunResumesWithTheMetricsOfAnUninterruptedOne) {
   const auto before = read_csv(cut + "/eval_measurements.csv");
   ASSERT_LT(before.at("global_step").size(), read_csv(dir_ + "/reference/eval_measurements.csv").at("global_step").size());
 
-  auto resumed = pacer(run + " --checkpoint-every 300 --resume --out '" + cut + "'");
+  auto resumed = pacer(run + " --checkpoint-every 150 --resume --out '" + cut + "'");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   const auto a = read_csv(dir_ + "/reference/eval_measurements.csv"), b = read_csv(cut + "/eval_measurements.csv");
   ASSERT_EQ(a.size(), b.size());
@@ -255,24 +255,24 @@ TEST_F(CheckpointTest, AFullDiskFailsTheTrialCleanly) {
 // checkpoint: the same metrics as an uninterrupted study, every eval in the store's new attempt.
 TEST_F(CheckpointTest, ATuneTrialReRunAfterItsWorkerDiedResumesFromItsCheckpoint) {
   const std::string tune = " tune -w fmnist_mlp -a nadamw --space '" + std::string(PACER_SOURCE_DIR) +
-                           "/spaces/nadamw.json' --studies 1 --trials 1 --max-steps 3000 --eval-every 500 "
+                           "/spaces/nadamw.json' --studies 1 --trials 1 --max-steps 1500 --eval-every 250 "
                            "--ignore-targets --budget 100000 --threads 1 -q --lease 2 --heartbeat 0.5";
   auto reference = pacer(tune + " --store '" + dir_ + "/ref.db' --out '" + dir_ + "/ref'");
   ASSERT_EQ(reference.code, 0) << reference.err;
 
   const std::string folder = "/study_1/fmnist_mlp_libtorch/trial_1";
-  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + tune + " --checkpoint-every 500 --store '" + dir_ +
+  const pid_t pid = start("'" + std::string(PACER_BINARY) + "'" + tune + " --checkpoint-every 250 --store '" + dir_ +
                               "/cut.db' --out '" + dir_ + "/cut'",
                           dir_ + "/cut.log");
   const auto started = std::chrono::steady_clock::now();
-  while (checkpoint_step(dir_ + "/cut" + folder + "/checkpoint") < 1000) {
+  while (checkpoint_step(dir_ + "/cut" + folder + "/checkpoint") < 500) {
     ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120)) << testing::read_file(dir_ + "/cut.log");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(pid, SIGKILL);
   ASSERT_EQ(wait_exit(pid), 128 + SIGKILL) << "the study ended before it could be killed";
 
-  auto resumed = pacer(tune + " --checkpoint-every 500 --store '" + dir_ + "/cut.db' --out '" + dir_ + "/cut'");
+  auto resumed = pacer(tune + " --checkpoint-every 250 --store '" + dir_ + "/cut.db' --out '" + dir_ + "/cut'");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   const auto a = read_csv(dir_ + "/ref" + folder + "/eval_measurements.csv");
   const auto b = read_csv(dir_ + "/cut" + folder + "/eval_measurements.csv");

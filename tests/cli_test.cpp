@@ -129,6 +129,22 @@ TEST_F(CliTest, SelfTuningRejectsHyperparameters) {
                      {"pacer: error:", "--self-tuning"});
 }
 
+// The self-tuning budget is the rules preset's, as in tune and board: x1.5 under v0.6, x3 under v0.5.
+TEST_F(CliTest, SelfTuningBudgetFollowsTheRulesPreset) {
+  const std::string run = "run -w synthetic_regression -a sgd --self-tuning --max-steps 5 -q";
+  for (const auto& [rules, budget] : std::vector<std::pair<std::string, std::string>>{
+           {"", "\"time_budget\": 1.5"}, {" --rules v0.6", "\"time_budget\": 1.5"}, {" --rules v0.5", "\"time_budget\": 3"}}) {
+    const std::string out = dir_ + "/self" + (rules.empty() ? std::string("default") : rules.substr(9));
+    auto r = pacer(run + rules + " --out '" + out + "'");
+    ASSERT_EQ(r.code, 0) << rules << "\n" << r.err;
+    EXPECT_NE(read_file(out + "/trial.json").find(budget), std::string::npos) << rules;
+  }
+  expect_input_error(run + " --rules v0.4", {"pacer: error:", "v0.4"});
+  auto r = pacer("run -w synthetic_regression -a sgd --rules v0.5 --max-steps 5 -q");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("--rules sets only --self-tuning's budget multiplier"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, MissingRequiredOptionIsAUsageError) {
   expect_input_error("run -w synthetic_regression", {"--algorithm"});
   expect_input_error("run -a nadamw", {"--workload"});

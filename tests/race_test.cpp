@@ -23,6 +23,7 @@
 #include "tune/search_space.h"
 #include "tune/study_summary.h"
 #include "tune/board_results.h"
+#include "tune/board_stability.h"
 #include "tune/sweep.h"
 #include "tune/tuning_worker.h"
 #include "workloads/registry.h"
@@ -305,6 +306,173 @@ TEST_F(RaceTest, TheCutoffOfAFixedBoardChangesNoScore) {
               "racing), %lld by the study best\n",
               static_cast<long long>(cut), static_cast<long long>(late),
               static_cast<long long>(stopped_by(raced.store, "race_study_best")));
+}
+
+// A board's step costs: per trial the submission time between its first and last eval over the
+// steps between them, the median over an algorithm's trials of every part (reruns and self-tuning
+// count under the algorithm's name), and ratios to the reference's.
+TEST(BoardStepCosts, MedianOfEachTrialsSlopeOverEveryPartAndRatiosToTheReference) {
+  const fs::path dir = fs::temp_directory_path() / ("pacer_step_costs_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "board.db").string();
+  {
+    StudyStore store(path);
+    // (experiment, ruleset, workload) -> per trial (seconds per step, evals); a trial with one eval
+    // has no span and is left out; `start` is the time of the first eval (left out of the slope).
+    struct Planned {
+      std::string experiment, ruleset, workload;
+      std::vector<std::pair<double, int>> trials;
+    };
+    const std::vector<Planned> plan = {
+        {"adamw", "external", "fmnist_mlp", {{0.010, 3}, {0.014, 3}, {0.012, 3}}},
+        {"lion", "external", "fmnist_mlp", {{0.018, 3}, {0.5, 1}}},
+        {"lion@rerun1", "external", "fmnist_mlp", {{0.024, 2}}},
+        {"lion", "self", "fmnist_mlp", {{0.022, 3}}},
+        {"lion", "external", "fortunes_lm", {{0.1, 3}}},
+        {"sgd", "external", "fmnist_mlp", {{0.006, 3}}},  // not on this board
+    };
+    const std::string me = StudyStore::make_owner_id();
+    int k = 0;
+    for (const auto& p : plan) {
+      StudyDefinition d;
+      d.experiment = p.experiment;
+      d.sweep = p.experiment + "#" + p.workload + "#" + p.ruleset;
+      d.identity = d.sweep + "#1";
+      d.workload = p.workload;
+      d.algorithm = p.experiment.substr(0, p.experiment.find('@'));
+      d.ruleset = p.ruleset;
+      d.sampler = p.ruleset == "self" ? "" : "halton";
+      d.space_json = p.ruleset == "self" ? "" : "{}";
+      d.trial_options = R"({"clock": "cpu"})";
+      d.trials = static_cast<int64_t>(p.trials.size());
+      const auto studies = store.ensure_studies({d}, [](const StudyRecord& s, int64_t first, int64_t count,
+                                                        int64_t position) {
+        std::vector<NewTrial> out;
+        for (int64_t i = 0; i < count; ++i) {
+          NewTrial t;
+          t.position = position + i;
+          if (s.ruleset != "self") t.hparams_json = "{}";
+          t.seed = static_cast<uint64_t>(first + i);
+          out.push_back(t);
+        }
+        return out;
+      });
+      for (const auto& [seconds_per_step, evals] : p.trials) {
+        auto trial = store.claim_trial({studies[0].id}, me, 60);
+        ASSERT_TRUE(trial.has_value());
+        const double start = 0.3 * ++k;  // start-up differs from trial to trial
+        for (int i = 0; i < evals; ++i) {
+          StoredEval e;
+          e.eval_index = i;
+          e.global_step = i == 0 ? 1 : 100 * i;
+          e.submission_time = start + seconds_per_step * static_cast<double>(e.global_step - 1);
+          e.metrics_json = R"({"validation/loss": 1.0})";
+          store.record_eval(trial->id, me, trial->attempts, e);
+        }
+        TrialOutcome o;
+        o.outcome = "not_reached";
+        store.finish_trial(trial->id, me, o);
+      }
+    }
+  }
+  const BoardStepCosts costs = board_step_costs(path, {"lion", "adamw"});
+  EXPECT_EQ(costs.reference, "adamw");
+  EXPECT_EQ(costs.clock, "cpu");
+  EXPECT_EQ(costs.algorithms, (std::vector<std::string>{"lion", "adamw"}));
+  EXPECT_EQ(costs.workloads, (std::vector<std::string>{"fmnist_mlp", "fortunes_lm"}));
+  const StepCost adamw = costs.cost.at("adamw").at("fmnist_mlp"), lion = costs.cost.at("lion").at("fmnist_mlp");
+  EXPECT_NEAR(adamw.seconds_per_step, 0.012, 1e-12);
+  EXPECT_EQ(adamw.trials, 3);
+  EXPECT_NEAR(lion.seconds_per_step, 0.022, 1e-12);  // 0.018, 0.022 (self), 0.024 (rerun); not the one-eval trial
+  EXPECT_EQ(lion.trials, 3);
+  EXPECT_NEAR(*costs.ratio("lion", "fmnist_mlp"), 0.022 / 0.012, 1e-9);
+  EXPECT_FALSE(costs.ratio("lion", "fortunes_lm").has_value());  // adamw has no trial there
+  EXPECT_NEAR(*costs.mean_ratio("lion"), 0.022 / 0.012, 1e-9);  // over the workloads with a ratio
+  EXPECT_NEAR(*costs.mean_ratio("adamw"), 1.0, 1e-12);
+  EXPECT_EQ(costs.cost.count("sgd"), 0u);
+  const std::string csv = step_costs_csv(costs);
+  EXPECT_NE(csv.find("algorithm,workload,seconds_per_step,trials,ratio_to_adamw\nlion,fmnist_mlp,0.022,3,1.8333\n"
+                     "lion,fortunes_lm,0.1,1,\nadamw,fmnist_mlp,0.012,3,1.0000\n"),
+            std::string::npos)
+      << csv;
+  const std::string md = board_markdown({}, BoardProgress{}, &costs);
+  EXPECT_NE(md.find("| lion | 1.83 | 1.83 | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| adamw | 1.00 | 12 ms | - |"), std::string::npos) << md;
+  fs::remove_all(dir);
+}
+
+// The bootstrap over studies: an algorithm ahead in every study is distinguishable from the next
+// (above it in every resample, rank interval 1-1); two whose study times interleave are a tie
+// within the noise; a rerun identical to the external run agrees with rho = tau = 1.
+TEST(BoardStability, ResamplingStudiesSeparatesClearLeadsFromTiesWithinTheNoise) {
+  // (algorithm -> per study the time to target), on two workloads alike.
+  const std::map<std::string, std::vector<double>> times = {
+      {"a", {0.10, 0.11, 0.12}}, {"b", {0.30, 0.30, 0.30}}, {"c", {0.25, 0.31, 0.36}}};
+  std::vector<TrialLog> trials;
+  for (const std::string workload : {"synthetic_regression", "fmnist_mlp"}) {
+    const WorkloadSpec spec = workload_spec(workload);
+    const double reach = spec.higher_is_better ? 1.0 : 0.0, miss = spec.higher_is_better ? 0.0 : 1e9;
+    for (const auto& [name, study_times] : times) {
+      for (size_t k = 0; k < study_times.size(); ++k) {
+        TrialLog t;
+        t.submission = name;
+        t.workload = workload;
+        t.study = static_cast<int>(k + 1);
+        t.trial = 1;
+        t.source = name + "/" + workload + "/study_" + std::to_string(k + 1);
+        t.rows = 2;
+        t.columns["validation/" + spec.target_metric] = {miss, reach};
+        t.columns["score"] = {study_times[k] / 2, study_times[k]};
+        t.columns["global_step"] = {1, std::round(1000 * study_times[k])};
+        trials.push_back(t);
+      }
+    }
+  }
+  const std::vector<std::string> names = {"a", "b", "c"};
+  auto part = [&](const std::string& name, int rerun) {
+    BoardPartScores p;
+    p.part = BoardPart{name, Ruleset::external, rerun};
+    p.trials = trials;
+    p.names = names;
+    ScoreOptions options;
+    p.seconds = score_trials(trials, names, options);
+    options.time_axis = TimeAxis::steps;
+    p.steps = score_trials(trials, names, options);
+    return p;
+  };
+  BoardStabilityOptions options;
+  options.resamples = 300;
+  const BoardStability s = board_stability({part("external", 0), part("rerun1", 1)}, options);
+  ASSERT_EQ(s.parts.size(), 2u);
+  const auto& ranks = s.parts[0].ranks;
+  ASSERT_EQ(ranks.size(), 3u);
+  EXPECT_EQ(ranks[0].name, "a");
+  EXPECT_EQ(ranks[0].low, 1);
+  EXPECT_EQ(ranks[0].high, 1);
+  EXPECT_EQ(ranks[0].above_next, 1.0);  // a's slowest study beats every other study
+  // b (0.30 always) and c (median 0.31 of 0.25, 0.31, 0.36): a resample can put c ahead of b.
+  EXPECT_GT(ranks[1].above_next, 0.05);
+  EXPECT_LT(ranks[1].above_next, options.level);
+  EXPECT_EQ(ranks[1].low, 2);
+  EXPECT_EQ(ranks[1].high, 3);
+  EXPECT_EQ(ranks[2].above_next, 0.0);
+  EXPECT_DOUBLE_EQ(s.parts[0].seconds_steps_spearman, 1.0);  // steps are 1000 x seconds here
+  EXPECT_EQ(s.parts[0].changed_rank, 0);
+  ASSERT_EQ(s.agreements.size(), 1u);
+  EXPECT_EQ(s.agreements[0].second, "rerun1");
+  EXPECT_EQ(s.agreements[0].algorithms, 3);
+  EXPECT_DOUBLE_EQ(s.agreements[0].spearman, 1.0);
+  EXPECT_DOUBLE_EQ(s.agreements[0].kendall, 1.0);
+  EXPECT_LT(s.agreements[0].spearman_low, 1.0);  // the runs are resampled independently
+  EXPECT_LE(s.agreements[0].spearman_high, 1.0);
+  // The same seed gives the same resamples; the tables say which pairs are ties.
+  EXPECT_EQ(board_stability_json(board_stability({part("external", 0), part("rerun1", 1)}, options)),
+            board_stability_json(s));
+  const std::string md = board_stability_markdown(s);
+  EXPECT_NE(md.find("| 1 | a | "), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1-1 | 100% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("(tie)"), std::string::npos) << md;
+  EXPECT_NE(md.find("**external against rerun1** (3 algorithms"), std::string::npos) << md;
 }
 
 }  // namespace

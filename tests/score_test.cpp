@@ -20,6 +20,7 @@
 #include "score/eval_csv.h"
 #include "score/log_tree_source.h"
 #include "score/performance_profile.h"
+#include "score/rank_statistics.h"
 #include "score/scoring.h"
 #include "score/speedup.h"
 #include "score/targets.h"
@@ -75,6 +76,21 @@ TrialLog trial(std::vector<double> values, std::vector<double> times, int study 
   for (size_t i = 0; i < times.size(); ++i) steps.push_back(100.0 * (i + 1));
   t.columns["global_step"] = steps;
   return t;
+}
+
+// ---- rank statistics -----------------------------------------------------------------------
+
+// Expected values from scipy.stats' documentation: spearmanr([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
+// and kendalltau([12, 2, 1, 12, 2], [1, 4, 7, 1, 0]) (tau-b; both with ties).
+TEST(RankStatistics, SpearmanAndKendallAsScipyWithTies) {
+  EXPECT_EQ(pacer::average_ranks({0.5, 0.2, 0.5, 0.9}), (std::vector<double>{2.5, 1, 2.5, 4}));
+  EXPECT_NEAR(pacer::spearman_rho({1, 2, 3, 4, 5}, {5, 6, 7, 8, 7}), 0.8207826816681233, 1e-12);
+  EXPECT_NEAR(pacer::kendall_tau_b({12, 2, 1, 12, 2}, {1, 4, 7, 1, 0}), -0.47140452079103173, 1e-12);
+  EXPECT_DOUBLE_EQ(pacer::spearman_rho({3, 2, 1}, {1, 2, 3}), -1.0);
+  EXPECT_DOUBLE_EQ(pacer::kendall_tau_b({0.7, 0.6, 0.5}, {0.9, 0.4, 0.1}), 1.0);
+  EXPECT_TRUE(std::isnan(pacer::spearman_rho({1, 1, 1}, {1, 2, 3})));  // a constant sample
+  EXPECT_TRUE(std::isnan(pacer::kendall_tau_b({1, 2}, {4, 4})));
+  EXPECT_THROW(pacer::spearman_rho({1, 2}, {1, 2, 3}), pacer::Error);
 }
 
 // ---- time-to-target -------------------------------------------------------------------------

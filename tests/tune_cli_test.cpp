@@ -32,11 +32,16 @@ class TuneCliTest : public testing::CliFixture {
     store_ = dir_ + "/tune.db";
   }
 
-  // Long enough trials (~1 s) that a kill lands inside one; evals every 1000 steps. The step limit,
-  // not the 2 s time budget, must end every trial even on a loaded machine: hence --budget.
-  std::string tune_args(int studies = 2, int trials = 3) const {
+  // By default long enough trials (~1 s) that a kill lands inside one; evals every STEPS/12 steps.
+  // Tests that kill nothing take short trials (kShort) without racing: with evals every 200 steps
+  // which trial racing stops depends on which finished first (the long trials all reach the target
+  // at their first eval after step 1, so nothing is stopped). The step limit, not the time budget,
+  // must end every trial even on a loaded machine: hence --budget.
+  static constexpr int kShort = 2400;
+  std::string tune_args(int studies = 2, int trials = 3, int steps = 12000) const {
     return "tune -w synthetic_regression -a sgd --space '" + space_ + "' --studies " + std::to_string(studies) +
-           " --trials " + std::to_string(trials) + " --max-steps 12000 --eval-every 1000 --ignore-targets --budget 1000" +
+           " --trials " + std::to_string(trials) + " --max-steps " + std::to_string(steps) + " --eval-every " +
+           std::to_string(steps / 12) + (steps == kShort ? " --no-race" : "") + " --ignore-targets --budget 1000" +
            " --threads 1 --lease 3 --store '" + store_ + "' --out '" + dir_ + "/logs'";
   }
 
@@ -114,8 +119,8 @@ class TuneCliTest : public testing::CliFixture {
     }
     EXPECT_EQ(rerun, 1);
   }
-  // Every planned trial exactly once, complete, with a full set of evals (step 1, then every 1000).
-  void expect_complete(const Snapshot& s, int studies, int trials) const {
+  // Every planned trial exactly once, complete, with a full set of evals (step 1, then every STEPS/12).
+  void expect_complete(const Snapshot& s, int studies, int trials, int steps = 12000) const {
     EXPECT_EQ(static_cast<int>(s.trials.size()), studies * trials);
     std::set<std::pair<int64_t, int64_t>> keys;
     for (const auto& [id, t] : s.trials) {
@@ -124,7 +129,7 @@ class TuneCliTest : public testing::CliFixture {
       const auto& evals = s.evals.at(id);
       EXPECT_EQ(evals.size(), 13u) << "trial " << id;
       if (!evals.empty()) {
-        EXPECT_EQ(evals.back().global_step, 12000);
+        EXPECT_EQ(evals.back().global_step, steps);
       }
     }
     for (int k = 1; k <= studies; ++k) {
@@ -141,15 +146,15 @@ class TuneCliTest : public testing::CliFixture {
 };
 
 TEST_F(TuneCliTest, ExternalStudyCompletesShowsResultsAndResumesWithoutDuplicates) {
-  auto r = pacer(tune_args(2, 2) + " -q");
+  auto r = pacer(tune_args(2, 2, kShort) + " -q");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("workload time-to-target (median over 2 studies"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("store overhead:"), std::string::npos) << r.out;
   const Snapshot first = snapshot();
-  expect_complete(first, 2, 2);
+  expect_complete(first, 2, 2, kShort);
 
   // The same command again runs nothing and changes nothing.
-  r = pacer(tune_args(2, 2));
+  r = pacer(tune_args(2, 2, kShort));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("4 done, 0 to run"), std::string::npos) << r.err;
   const Snapshot second = snapshot();
@@ -157,16 +162,16 @@ TEST_F(TuneCliTest, ExternalStudyCompletesShowsResultsAndResumesWithoutDuplicate
   for (const auto& [id, evals] : first.evals) EXPECT_TRUE(same_evals(evals, second.evals.at(id)));
 
   // More trials extend each study with new, distinct points.
-  r = pacer(tune_args(2, 3) + " -q");
+  r = pacer(tune_args(2, 3, kShort) + " -q");
   ASSERT_EQ(r.code, 0) << r.err;
   const Snapshot third = snapshot();
-  expect_complete(third, 2, 3);
+  expect_complete(third, 2, 3, kShort);
   std::set<std::string> points;
   for (const auto& [id, t] : third.trials) EXPECT_TRUE(points.insert(*t.hparams_json).second) << *t.hparams_json;
 
   r = pacer("study list '" + store_ + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("synthetic_regression"), std::string::npos);
+  EXPECT_NE(r.out.find("sgd/synthetic_regression "), std::string::npos) << "the key study show takes\n" << r.out;
   EXPECT_NE(r.out.find("6/6"), std::string::npos) << r.out;
   r = pacer("study show '" + store_ + "' sgd/synthetic_regression/study_2");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -179,7 +184,7 @@ TEST_F(TuneCliTest, ExternalStudyCompletesShowsResultsAndResumesWithoutDuplicate
 
   // Machine-readable: tune --json (nothing re-runs) prints the studies as JSON on stdout, not
   // reached is null (never "inf"), 64-bit seeds are strings; export gives one CSV row per trial.
-  r = pacer(tune_args(2, 3) + " --json");
+  r = pacer(tune_args(2, 3, kShort) + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto sweeps = nlohmann::json::parse(r.out);
   ASSERT_EQ(sweeps.size(), 1u);
@@ -249,12 +254,12 @@ TEST_F(TuneCliTest, TwoWorkersOneKilledTheOtherFinishesTheStudy) {
 }
 
 TEST_F(TuneCliTest, WorkersFlagRunsSeveralProcessesOnOneStudy) {
-  auto r = pacer(tune_args(1, 4) + " --workers 2");
+  auto r = pacer(tune_args(1, 4, kShort) + " --workers 2");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("worker 1:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("worker 2:"), std::string::npos) << r.err;
   const Snapshot s = snapshot();
-  expect_complete(s, 1, 4);
+  expect_complete(s, 1, 4, kShort);
   for (const auto& [id, t] : s.trials) EXPECT_EQ(t.attempts, 1);
 }
 

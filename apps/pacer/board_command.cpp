@@ -31,6 +31,7 @@
 #include "store/study_store.h"
 #include "tune/board.h"
 #include "tune/board_results.h"
+#include "tune/board_stability.h"
 #include "tune/race_bounds.h"
 #include "tune/tuning_worker.h"
 #include "workloads/suites.h"
@@ -43,7 +44,7 @@ struct BoardArgs {
   std::string name;
   std::string suite = "board", spaces_dir = "spaces", store = "runs/board.db", out = "runs/board", rules;
   std::string worker_label;
-  int studies = 0, workers = 2, threads = 1, reruns = 1;
+  int studies = 0, workers = 2, threads = 1, reruns = 1, bootstrap = 1000;
   int64_t trials = 0;
   uint64_t seed = 0, sampler_seed = 0;
   double max_hours = 0.0, lease = 60.0, progress_every = 0.0;
@@ -154,7 +155,8 @@ WorkerReport run_board_worker(const std::string& store, const BoardPlan& plan, W
   return total;
 }
 
-void write_outputs(const std::vector<BoardPartScores>& parts, const BoardProgress& progress, const std::string& out) {
+void write_outputs(const std::vector<BoardPartScores>& parts, const BoardProgress& progress,
+                   const BoardStepCosts& costs, const BoardStability* stability, const std::string& out) {
   std::filesystem::create_directories(out);
   for (const auto& p : parts) {
     if (!p.seconds || !p.steps) continue;
@@ -166,7 +168,13 @@ void write_outputs(const std::vector<BoardPartScores>& parts, const BoardProgres
     write_report(dir + "/seconds", dir + "/seconds/report.html");
     write_report(dir + "/steps", dir + "/steps/report.html");
   }
-  write_file_atomic(out + "/board.md", board_markdown(parts, progress));
+  write_file_atomic(out + "/step_costs.csv", step_costs_csv(costs));
+  std::string md = board_markdown(parts, progress, &costs);
+  if (stability) {
+    md += board_stability_markdown(*stability);
+    write_file_atomic(out + "/stability.json", board_stability_json(*stability));
+  }
+  write_file_atomic(out + "/board.md", md);
 }
 
 }  // namespace
@@ -193,7 +201,7 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--rules", a->rules, "Rules preset: v0.6 (default) or v0.5");
   app.add_option("--store", a->store, "Study store: a SQLite file or a postgresql:// URI")->capture_default_str();
   app.add_option("-o,--out", a->out, "Folder of the outputs (per part: seconds/ and steps/ score files, charts, "
-                                     "report.html; board.md)")->capture_default_str();
+                                     "report.html; board.md, step_costs.csv and stability.json)")->capture_default_str();
   app.add_option("--workers", a->workers, "Worker processes on this machine")->check(positive_number())->capture_default_str();
   app.add_option("--threads", a->threads, "Intra-op CPU threads per worker")->check(positive_number())->capture_default_str();
   app.add_option("--max-hours", a->max_hours, "Stop cleanly after this many hours (the running trials are given back "
@@ -208,6 +216,9 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   app.add_option("--name", a->name, "The name this run's one algorithm is scored under (default: the algorithm's)");
   app.add_flag("--no-race", a->no_race, "Run every trial to its target or budget");
   app.add_flag("--no-run", a->no_run, "Only write the outputs from what the store holds");
+  app.add_option("--bootstrap", a->bootstrap,
+                 "Resamples of the bootstrap over studies behind the stability tables (0: none)")
+      ->check(non_negative_number())->capture_default_str();
   app.add_flag("-q,--quiet", a->quiet, "No per-trial lines");
   app.add_option("--worker-label", a->worker_label, "")->group("");
   add_trial_spec_options(app, a->trial);
@@ -344,8 +355,19 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
     // ---- Outputs: what the store holds now, complete or not.
     const BoardProgress now = board_progress(store, plan);
     const auto parts = score_board(a->store, plan, names, rules.name, against ? &*against : nullptr);
-    write_outputs(parts, now, a->out);
-    if (!a->quiet) std::fputs(board_markdown(parts, now).c_str(), stdout);
+    const auto costs = board_step_costs(a->store, names);
+    std::optional<BoardStability> stability;
+    if (a->bootstrap > 0) {
+      BoardStabilityOptions bootstrap;
+      bootstrap.resamples = a->bootstrap;
+      bootstrap.rules = rules.name;
+      stability = board_stability(parts, bootstrap);
+    }
+    write_outputs(parts, now, costs, stability ? &*stability : nullptr, a->out);
+    if (!a->quiet) {
+      std::fputs(board_markdown(parts, now, &costs).c_str(), stdout);
+      if (stability) std::fputs(board_stability_markdown(*stability).c_str(), stdout);
+    }
     if (against) {
       // Each of this run's algorithms among the board's: what a newcomer wants to know.
       for (const auto& p : parts) {
@@ -359,9 +381,9 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
         }
       }
     }
-    std::printf("wrote %s/board.md and, per part, %s/<part>/{seconds,steps}/{scores.json, time_to_targets.csv, "
-                "performance_profiles.svg, report.html}\n",
-                a->out.c_str(), a->out.c_str());
+    std::printf("wrote %s/board.md, step_costs.csv%s and, per part, %s/<part>/{seconds,steps}/{scores.json, "
+                "time_to_targets.csv, performance_profiles.svg, report.html}\n",
+                a->out.c_str(), stability ? ", stability.json" : "", a->out.c_str());
     if (now.done < now.total) {
       const char* why = deadline_hit ? "the --max-hours deadline passed" : status == 130 ? "interrupted" : "not finished";
       std::fprintf(stderr, "pacer board: %s with %lld of %lld trials done (%s of trial time left); run the same command "

@@ -18,13 +18,14 @@
 #include "runtime/torch_runtime.h"
 #include "train/trial_runner.h"
 #include "train/trial_writer.h"
+#include "tune/ruleset.h"
 #include "workloads/registry.h"
 
 namespace pacer::cli {
 namespace {
 
 struct RunArgs {
-  std::string workload, algorithm, out, hparams_file;
+  std::string workload, algorithm, out, hparams_file, rules;
   std::vector<std::string> assignments;
   uint64_t seed = 0;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
@@ -55,7 +56,10 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
   app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
   app.add_flag("--self-tuning", a->self_tuning,
-               "Self-tuning ruleset: no hyperparameters passed, budget x1.5 (see --budget-multiplier)");
+               "Self-tuning ruleset: no hyperparameters passed, budget x the rules' multiplier (see --rules, "
+               "--budget-multiplier)");
+  app.add_option("--rules", a->rules,
+                 "Rules preset of --self-tuning's budget multiplier, as in pacer tune: v0.6 (default, x1.5) or v0.5 (x3)");
   add_trial_spec_options(app, a->trial);
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it)")->check(non_negative_number());
   app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
@@ -107,7 +111,13 @@ Action add_run_command(CLI::App& app) {
     set_num_threads(a->threads, env.local_world_size);  // the ranks on this machine share its CPUs
     TrialOptions options;
     a->trial->spec.data_parallel.combine_deltas = a->adasum_mode == "delta";
-    options.spec = a->trial->resolved(a->self_tuning ? 1.5 : 1.0);
+    // The self-tuning budget multiplier is the rules preset's, as in tune and board.
+    const RulesPreset& rules = rules_preset(a->rules.empty() ? default_rules_name() : a->rules);
+    if (!a->rules.empty() && !a->self_tuning) {
+      std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
+                           "--self-tuning it changes nothing\n");
+    }
+    options.spec = a->trial->resolved(a->self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);
     if (env.world_size > 1) {
       const c10::Device device = resolve_device(options.spec.device);
       C10dOptions c10d;

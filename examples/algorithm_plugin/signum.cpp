@@ -53,11 +53,13 @@ class Signum : public pacer::TrainingAlgorithm {
     return {loss, false};
   }
 
-  pacer::NamedTensors state() const override { return {{"params", flat_.values().clone()}, {"momentum", momentum_.clone()}}; }
+  // Only what the update depends on beyond the network: Pacer's checkpoint holds the network's
+  // parameters already (flat_ is a view of them).
+  pacer::NamedTensors state() const override { return {{"momentum", momentum_.clone()}}; }
   void load_state(const pacer::NamedTensors& state) override {
     for (const auto& [key, value] : state) {
-      if (key == "params") flat_.values().copy_(value);
-      else if (key == "momentum") momentum_.copy_(value);
+      if (key == "momentum") momentum_.copy_(value);
+      else if (key == "params") continue;  // earlier versions saved a copy of the parameters
       else throw pacer::InputError("signum: unknown state entry '" + key + "'");
     }
   }

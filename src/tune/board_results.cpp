@@ -151,12 +151,87 @@ std::vector<BoardPartScores> score_board(const std::string& store_location, cons
       options.time_axis = TimeAxis::steps;
       scores.steps = score_trials(trials, everyone, options);
     }
+    scores.trials = std::move(trials);
+    scores.names = everyone;
     parts.push_back(std::move(scores));
   }
   return parts;
 }
 
-std::string board_markdown(const std::vector<BoardPartScores>& parts, const BoardProgress& progress) {
+std::optional<double> BoardStepCosts::ratio(const std::string& algorithm, const std::string& workload) const {
+  const auto mine = cost.find(algorithm), theirs = cost.find(reference);
+  if (mine == cost.end() || theirs == cost.end()) return std::nullopt;
+  const auto a = mine->second.find(workload), b = theirs->second.find(workload);
+  if (a == mine->second.end() || b == theirs->second.end() || b->second.seconds_per_step <= 0) return std::nullopt;
+  return a->second.seconds_per_step / b->second.seconds_per_step;
+}
+
+std::optional<double> BoardStepCosts::mean_ratio(const std::string& algorithm) const {
+  double log_sum = 0;
+  int n = 0;
+  for (const auto& w : workloads) {
+    if (const auto r = ratio(algorithm, w); r && *r > 0) {
+      log_sum += std::log(*r);
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return std::exp(log_sum / n);
+}
+
+BoardStepCosts board_step_costs(const std::string& store_location, const std::vector<std::string>& names,
+                                const std::string& reference) {
+  BoardStepCosts costs;
+  costs.reference = reference;
+  std::map<std::string, std::map<std::string, std::vector<double>>> samples;
+  for (const bool self_tuning : {false, true}) {
+    for (const auto& t : StoreSource({store_location}, self_tuning).trials()) {
+      const std::string algorithm = board_algorithm_of(t.submission).first;
+      if (std::find(names.begin(), names.end(), algorithm) == names.end() && algorithm != reference) continue;
+      const auto* steps = t.column("global_step");
+      const auto* seconds = t.column("accumulated_submission_time");
+      if (!steps || !seconds || steps->size() < 2 || seconds->size() != steps->size()) continue;
+      const double step_span = steps->back() - steps->front(), time_span = seconds->back() - seconds->front();
+      if (!(step_span > 0) || !(time_span > 0)) continue;
+      samples[algorithm][t.workload].push_back(time_span / step_span);
+      if (costs.clock.empty()) costs.clock = t.clock;
+      if (costs.clock != t.clock) costs.clock = "mixed";
+      if (std::find(costs.workloads.begin(), costs.workloads.end(), t.workload) == costs.workloads.end()) {
+        costs.workloads.push_back(t.workload);
+      }
+    }
+  }
+  for (const auto& name : names) {
+    if (samples.count(name)) costs.algorithms.push_back(name);
+  }
+  for (auto& [algorithm, by_workload] : samples) {
+    for (auto& [workload, values] : by_workload) {
+      std::sort(values.begin(), values.end());
+      const size_t n = values.size();
+      const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+      costs.cost[algorithm][workload] = StepCost{median, static_cast<int>(n)};
+    }
+  }
+  return costs;
+}
+
+std::string step_costs_csv(const BoardStepCosts& costs) {
+  std::ostringstream out;
+  out << "algorithm,workload,seconds_per_step,trials,ratio_to_" << costs.reference << "\n";
+  for (const auto& a : costs.algorithms) {
+    for (const auto& w : costs.workloads) {
+      const auto it = costs.cost.at(a).find(w);
+      if (it == costs.cost.at(a).end()) continue;
+      const auto r = costs.ratio(a, w);
+      out << a << "," << w << "," << fixed("%.6g", it->second.seconds_per_step) << "," << it->second.trials << ","
+          << (r ? fixed("%.4f", *r) : "") << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string board_markdown(const std::vector<BoardPartScores>& parts, const BoardProgress& progress,
+                           const BoardStepCosts* costs) {
   std::ostringstream out;
   out << "Trials done: " << progress.done << " of " << progress.total;
   if (progress.stopped > 0) out << " (" << progress.stopped << " stopped by racing)";
@@ -192,6 +267,35 @@ std::string board_markdown(const std::vector<BoardPartScores>& parts, const Boar
         const auto ws = std::find_if(sub.workloads.begin(), sub.workloads.end(),
                                      [&](const WorkloadScore& x) { return x.workload == w; });
         out << " " << (ws != sub.workloads.end() ? time_cell(*ws, TimeAxis::seconds) : "-") << " |";
+      }
+      out << "\n";
+    }
+    out << "\n";
+  }
+  if (costs && !costs->algorithms.empty()) {
+    out << "### Step cost relative to " << costs->reference << "\n\n"
+        << "Per workload, the submission seconds (" << costs->clock << " clock) of one training step over "
+        << costs->reference << "'s, each the median over the board's trials (time between a trial's first and last "
+        << "eval over the steps between them); the last column is the geometric mean over workloads. "
+        << costs->reference << "'s own step in milliseconds is in its row.\n\n| algorithm | mean |";
+    for (const auto& w : costs->workloads) out << " " << w << " |";
+    out << "\n| --- | --- |";
+    for (size_t i = 0; i < costs->workloads.size(); ++i) out << " --- |";
+    out << "\n";
+    for (const auto& a : costs->algorithms) {
+      const auto mean = costs->mean_ratio(a);
+      out << "| " << a << " | " << (mean ? fixed("%.2f", *mean) : "-") << " |";
+      for (const auto& w : costs->workloads) {
+        const auto& by_workload = costs->cost.at(a);
+        const auto it = by_workload.find(w);
+        if (it == by_workload.end()) {
+          out << " - |";
+        } else if (a == costs->reference) {
+          out << " " << fixed("%.3g", 1000 * it->second.seconds_per_step) << " ms |";
+        } else {
+          const auto r = costs->ratio(a, w);
+          out << " " << (r ? fixed("%.2f", *r) : "-") << " |";
+        }
       }
       out << "\n";
     }

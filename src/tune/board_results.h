@@ -6,6 +6,7 @@
 //   pacer::BoardPlan plan = pacer::plan_board(store, spec);
 //   std::vector<pacer::BoardPartScores> parts = pacer::score_board(store.path(), plan, spec.algorithms);
 //   std::fputs(pacer::board_markdown(parts, pacer::board_progress(store, plan)).c_str(), stdout);
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct BoardPartScores {
   BoardPart part;
   int64_t trials_done = 0, trials_total = 0;
   std::optional<ScoreResult> seconds, steps;  // nullopt: no finished trial in this part yet
+  std::vector<TrialLog> trials;                // what was scored, named as the algorithms
+  std::vector<std::string> names;              // the submissions scored, in order
 };
 
 // A board to compare with (`pacer board --against`): its trials by part, read from stores (every
@@ -44,8 +47,34 @@ std::vector<BoardPartScores> score_board(const std::string& store_location, cons
                                          const BoardSources* against = nullptr,
                                          const std::string& reference = "nadamw");
 
+// What one training step costs each algorithm on each workload, measured by the board's own
+// trials (every part): per trial the submission time between its first eval and its last over the
+// steps between them (so start-up and the first step's allocations are left out), the median over
+// trials. Beside the scores it tells whether an algorithm loses on steps or on seconds.
+struct StepCost {
+  double seconds_per_step = 0;
+  int trials = 0;
+};
+struct BoardStepCosts {
+  std::string reference;  // the algorithm ratios are taken against ("adamw")
+  std::string clock;      // the trials' clock ("cpu"; "mixed" when they differ)
+  std::vector<std::string> algorithms, workloads;
+  std::map<std::string, std::map<std::string, StepCost>> cost;  // algorithm -> workload -> cost
+
+  // This algorithm's step cost over the reference's on a workload; nullopt where either is missing.
+  std::optional<double> ratio(const std::string& algorithm, const std::string& workload) const;
+  // The geometric mean of ratio() over the workloads where it exists.
+  std::optional<double> mean_ratio(const std::string& algorithm) const;
+};
+BoardStepCosts board_step_costs(const std::string& store_location, const std::vector<std::string>& names,
+                                const std::string& reference = "adamw");
+// step_costs.csv: algorithm, workload, seconds_per_step, trials, ratio to the reference.
+std::string step_costs_csv(const BoardStepCosts& costs);
+
 // The leaderboards as Markdown: per part, rank, scores by seconds and by steps, the geometric-mean
-// speedup over the reference, and the median time to target per workload.
-std::string board_markdown(const std::vector<BoardPartScores>& parts, const BoardProgress& progress);
+// speedup over the reference, and the median time to target per workload; then the step costs
+// when given.
+std::string board_markdown(const std::vector<BoardPartScores>& parts, const BoardProgress& progress,
+                           const BoardStepCosts* costs = nullptr);
 
 }  // namespace pacer

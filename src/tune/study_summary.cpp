@@ -176,8 +176,12 @@ std::vector<SweepSummary> summarize_studies(const StudyStore& store, const std::
 }
 
 std::string format_sweeps_table(const std::vector<SweepSummary>& sweeps) {
+  // The first column is the key `study show`, `study export` and `analyze` take.
+  const std::string key_title = "study key (experiment/workload)";
+  size_t key_width = key_title.size();
+  for (const auto& sweep : sweeps) key_width = std::max(key_width, sweep.experiment.size() + 1 + sweep.workload.size());
   std::ostringstream out;
-  out << pad("experiment", 14) << pad("workload", 22) << pad("ruleset", 10) << pad("studies", 9)
+  out << pad(key_title, key_width + 2) << pad("ruleset", 10) << pad("studies", 9)
       << pad("trials done/all", 17) << pad("per-study best", 36) << "workload time (median)\n";
   for (const auto& sweep : sweeps) {
     int64_t done = 0, all = 0;
@@ -187,7 +191,7 @@ std::string format_sweeps_table(const std::vector<SweepSummary>& sweeps) {
       all += static_cast<int64_t>(s.trials.size());
       bests += (bests.empty() ? "" : ", ") + seconds_text(s.time_to_target);
     }
-    out << pad(sweep.experiment, 14) << pad(sweep.workload, 22) << pad(sweep.ruleset, 10)
+    out << pad(sweep.experiment + "/" + sweep.workload, key_width + 2) << pad(sweep.ruleset, 10)
         << pad(std::to_string(sweep.studies.size()), 9) << pad(std::to_string(done) + "/" + std::to_string(all), 17)
         << pad(bests, 36) << seconds_text(sweep.median_time) << (sweep.finished() ? "" : " (unfinished)") << "\n";
   }
