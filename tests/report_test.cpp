@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "report/html_report.h"
 #include "report/svg_chart.h"
+#include "report/xml_escape.h"
 #include "support/cli_runner.h"
 #include "support/headless_chromium.h"
 

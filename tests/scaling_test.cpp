@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "scale/eval_schedule.h"
+#include "scale/geometric_eval_steps.h"
 #include "scale/scale_experiment.h"
 #include "scale/scaling_analysis.h"
 #include "scale/steps_to_result.h"

@@ -18,7 +18,7 @@
 #include "core/format.h"
 #include "dist/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
-#include "scale/eval_schedule.h"
+#include "scale/geometric_eval_steps.h"
 #include "scale/scale_experiment.h"
 #include "scale/scaling_study.h"
 #include "store/store_database.h"

@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "report/html_page.h"
 #include "report/svg_chart.h"
+#include "report/xml_escape.h"
 
 namespace pacer {
 namespace {

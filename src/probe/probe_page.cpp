@@ -10,6 +10,7 @@
 #include "probe/memory_meter.h"
 #include "report/html_page.h"
 #include "report/svg_chart.h"
+#include "report/xml_escape.h"
 
 namespace pacer {
 namespace {

@@ -1,6 +1,7 @@
 #include "report/html_page.h"
 
 #include "report/svg_chart.h"
+#include "report/xml_escape.h"
 
 namespace pacer {
 

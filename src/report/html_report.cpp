@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "report/score_charts.h"
 #include "report/svg_chart.h"
+#include "report/xml_escape.h"
 
 namespace pacer {
 namespace {

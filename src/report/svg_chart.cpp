@@ -1,4 +1,5 @@
 #include "report/svg_chart.h"
+#include "report/xml_escape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,21 +92,6 @@ const std::string& palette_color(size_t index) {
   static const std::vector<std::string> colors = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
                                                   "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22"};
   return colors[index % colors.size()];
-}
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::vector<double> nice_ticks(double lo, double hi, int count) {

@@ -67,7 +67,6 @@ struct LineChart {
 };
 
 const std::string& palette_color(size_t index);  // distinguishable colours, cycling
-std::string xml_escape(const std::string& text);
 // About `count` round tick values covering [lo, hi] (steps of 1, 2, 2.5 or 5 x 10^k).
 std::vector<double> nice_ticks(double lo, double hi, int count);
 // True when the positive values span at least `decades` powers of ten (a log axis reads better).

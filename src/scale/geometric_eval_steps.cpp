@@ -1,4 +1,4 @@
-#include "scale/eval_schedule.h"
+#include "scale/geometric_eval_steps.h"
 
 #include <cmath>
 #include <string>
