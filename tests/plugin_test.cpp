@@ -130,6 +130,10 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("signum, external: rank "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 2, score "), std::string::npos) << r.out;
+  // Its step cost beside the board's algorithm's, read from the --against store.
+  const std::string costs = testing::read_file(dir_ + "/newcomer/step_costs.csv");
+  EXPECT_NE(costs.find("\nsignum,synthetic_regression,"), std::string::npos) << costs;
+  EXPECT_NE(costs.find("\nmomentum,synthetic_regression,"), std::string::npos) << costs;
   {
     StudyStore studies(newcomer, StudyStoreOptions{false});
     int cut = 0;

@@ -375,7 +375,7 @@ TEST(BoardStepCosts, MedianOfEachTrialsSlopeOverEveryPartAndRatiosToTheReference
       }
     }
   }
-  const BoardStepCosts costs = board_step_costs(path, {"lion", "adamw"});
+  const BoardStepCosts costs = board_step_costs({path}, {"lion", "adamw"});
   EXPECT_EQ(costs.reference, "adamw");
   EXPECT_EQ(costs.clock, "cpu");
   EXPECT_EQ(costs.algorithms, (std::vector<std::string>{"lion", "adamw"}));

@@ -27,6 +27,7 @@
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"
 #include "score/score_outputs.h"
+#include "score/store_source.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/board.h"
@@ -355,7 +356,15 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
     // ---- Outputs: what the store holds now, complete or not.
     const BoardProgress now = board_progress(store, plan);
     const auto parts = score_board(a->store, plan, names, rules.name, against ? &*against : nullptr);
-    const auto costs = board_step_costs(a->store, names);
+    // A newcomer's step costs beside the board's: the --against stores' trials too.
+    std::vector<std::string> cost_stores = {a->store}, cost_names = names;
+    if (against) {
+      for (const auto& location : a->against) {
+        if (StoreSource::is_store_file(location)) cost_stores.push_back(location);
+      }
+      cost_names.insert(cost_names.end(), against->names.begin(), against->names.end());
+    }
+    const auto costs = board_step_costs(cost_stores, cost_names);
     std::optional<BoardStability> stability;
     if (a->bootstrap > 0) {
       BoardStabilityOptions bootstrap;

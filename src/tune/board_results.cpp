@@ -6,18 +6,13 @@
 #include <map>
 #include <sstream>
 
+#include "core/format.h"
 #include "score/score_outputs.h"
 #include "score/log_tree_source.h"
 #include "score/store_source.h"
 
 namespace pacer {
 namespace {
-
-std::string fixed(const char* format, double v) {
-  char text[64];
-  std::snprintf(text, sizeof(text), format, v);
-  return text;
-}
 
 // The part's trials, renamed to their algorithm; only the board's own algorithms.
 std::vector<TrialLog> part_trials(const std::vector<TrialLog>& all, const BoardPart& part,
@@ -37,7 +32,7 @@ std::vector<TrialLog> part_trials(const std::vector<TrialLog>& all, const BoardP
 std::string time_cell(const WorkloadScore& w, TimeAxis axis) {
   if (!w.time) return "-";
   if (!std::isfinite(*w.time)) return "inf";
-  return axis == TimeAxis::seconds ? fixed("%.3g", *w.time) : fixed("%.0f", *w.time);
+  return axis == TimeAxis::seconds ? format_double("%.3g", *w.time) : format_double("%.0f", *w.time);
 }
 
 }  // namespace
@@ -179,13 +174,13 @@ std::optional<double> BoardStepCosts::mean_ratio(const std::string& algorithm) c
   return std::exp(log_sum / n);
 }
 
-BoardStepCosts board_step_costs(const std::string& store_location, const std::vector<std::string>& names,
+BoardStepCosts board_step_costs(const std::vector<std::string>& stores, const std::vector<std::string>& names,
                                 const std::string& reference) {
   BoardStepCosts costs;
   costs.reference = reference;
   std::map<std::string, std::map<std::string, std::vector<double>>> samples;
   for (const bool self_tuning : {false, true}) {
-    for (const auto& t : StoreSource({store_location}, self_tuning).trials()) {
+    for (const auto& t : StoreSource(stores, self_tuning).trials()) {
       const std::string algorithm = board_algorithm_of(t.submission).first;
       if (std::find(names.begin(), names.end(), algorithm) == names.end() && algorithm != reference) continue;
       const auto* steps = t.column("global_step");
@@ -223,8 +218,8 @@ std::string step_costs_csv(const BoardStepCosts& costs) {
       const auto it = costs.cost.at(a).find(w);
       if (it == costs.cost.at(a).end()) continue;
       const auto r = costs.ratio(a, w);
-      out << a << "," << w << "," << fixed("%.6g", it->second.seconds_per_step) << "," << it->second.trials << ","
-          << (r ? fixed("%.4f", *r) : "") << "\n";
+      out << a << "," << w << "," << format_double("%.6g", it->second.seconds_per_step) << "," << it->second.trials << ","
+          << (r ? format_double("%.4f", *r) : "") << "\n";
     }
   }
   return out.str();
@@ -259,10 +254,10 @@ std::string board_markdown(const std::vector<BoardPartScores>& parts, const Boar
     for (const auto& sub : s.submissions) {
       const auto by_steps = std::find_if(n.submissions.begin(), n.submissions.end(),
                                          [&](const SubmissionScore& x) { return x.name == sub.name; });
-      out << "| " << sub.rank << " | " << sub.name << " | " << fixed("%.4f", sub.score) << " | "
-          << (by_steps != n.submissions.end() ? fixed("%.4f", by_steps->score) : "-") << " | "
+      out << "| " << sub.rank << " | " << sub.name << " | " << format_double("%.4f", sub.score) << " | "
+          << (by_steps != n.submissions.end() ? format_double("%.4f", by_steps->score) : "-") << " | "
           << (by_steps != n.submissions.end() ? std::to_string(by_steps->rank) : "-") << " |";
-      if (!s.reference.empty()) out << " " << (sub.speedup ? fixed("%.3f", *sub.speedup) : "-") << " |";
+      if (!s.reference.empty()) out << " " << (sub.speedup ? format_double("%.3f", *sub.speedup) : "-") << " |";
       for (const auto& w : s.base_workloads) {
         const auto ws = std::find_if(sub.workloads.begin(), sub.workloads.end(),
                                      [&](const WorkloadScore& x) { return x.workload == w; });
@@ -284,17 +279,17 @@ std::string board_markdown(const std::vector<BoardPartScores>& parts, const Boar
     out << "\n";
     for (const auto& a : costs->algorithms) {
       const auto mean = costs->mean_ratio(a);
-      out << "| " << a << " | " << (mean ? fixed("%.2f", *mean) : "-") << " |";
+      out << "| " << a << " | " << (mean ? format_double("%.2f", *mean) : "-") << " |";
       for (const auto& w : costs->workloads) {
         const auto& by_workload = costs->cost.at(a);
         const auto it = by_workload.find(w);
         if (it == by_workload.end()) {
           out << " - |";
         } else if (a == costs->reference) {
-          out << " " << fixed("%.3g", 1000 * it->second.seconds_per_step) << " ms |";
+          out << " " << format_double("%.3g", 1000 * it->second.seconds_per_step) << " ms |";
         } else {
           const auto r = costs->ratio(a, w);
-          out << " " << (r ? fixed("%.2f", *r) : "-") << " |";
+          out << " " << (r ? format_double("%.2f", *r) : "-") << " |";
         }
       }
       out << "\n";

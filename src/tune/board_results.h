@@ -66,7 +66,9 @@ struct BoardStepCosts {
   // The geometric mean of ratio() over the workloads where it exists.
   std::optional<double> mean_ratio(const std::string& algorithm) const;
 };
-BoardStepCosts board_step_costs(const std::string& store_location, const std::vector<std::string>& names,
+// `stores`: this board's store, and those of a board given with --against (a newcomer's costs
+// beside the board's); each algorithm of `names` from every store that has its trials.
+BoardStepCosts board_step_costs(const std::vector<std::string>& stores, const std::vector<std::string>& names,
                                 const std::string& reference = "adamw");
 // step_costs.csv: algorithm, workload, seconds_per_step, trials, ratio to the reference.
 std::string step_costs_csv(const BoardStepCosts& costs);

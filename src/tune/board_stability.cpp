@@ -9,16 +9,11 @@
 #include <random>
 #include <sstream>
 
+#include "core/format.h"
 #include "score/rank_statistics.h"
 
 namespace pacer {
 namespace {
-
-std::string fixed(const char* format, double v) {
-  char text[64];
-  std::snprintf(text, sizeof(text), format, v);
-  return text;
-}
 
 // A part's trials grouped for resampling: (submission, workload) -> its studies' trials.
 using StudyGroups = std::map<std::pair<std::string, std::string>, std::vector<std::vector<const TrialLog*>>>;
@@ -83,7 +78,7 @@ std::pair<double, double> correlation(const ScoreResult& a, const ScoreResult& b
   return {spearman_rho(x, y), kendall_tau_b(x, y)};
 }
 
-std::string number(double v, const char* format = "%.3f") { return std::isnan(v) ? "-" : fixed(format, v); }
+std::string number(double v, const char* format = "%.3f") { return std::isnan(v) ? "-" : format_double(format, v); }
 
 }  // namespace
 
@@ -170,7 +165,7 @@ BoardStability board_stability(const std::vector<BoardPartScores>& parts, const 
 
 std::string board_stability_markdown(const BoardStability& stability) {
   std::ostringstream out;
-  const std::string level = fixed("%.0f%%", 100 * stability.options.level);
+  const std::string level = format_double("%.0f%%", 100 * stability.options.level);
   out << "### Stability\n\n"
       << "A bootstrap over studies (" << stability.options.resamples << " resamples, seed " << stability.options.seed
       << "): each resample draws, for every algorithm x workload, as many studies as it has, with replacement, and "
@@ -182,10 +177,10 @@ std::string board_stability_markdown(const BoardStability& stability) {
         << "| --- | --- | --- | --- | --- |\n";
     for (size_t i = 0; i < p.ranks.size(); ++i) {
       const auto& r = p.ranks[i];
-      out << "| " << r.rank << " | " << r.name << " | " << fixed("%.4f", r.score) << " | " << r.low << "-" << r.high
+      out << "| " << r.rank << " | " << r.name << " | " << format_double("%.4f", r.score) << " | " << r.low << "-" << r.high
           << " | ";
       if (i + 1 < p.ranks.size()) {
-        out << fixed("%.0f%%", 100 * r.above_next) << (r.above_next >= stability.options.level ? "" : " (tie)");
+        out << format_double("%.0f%%", 100 * r.above_next) << (r.above_next >= stability.options.level ? "" : " (tie)");
       }
       out << " |\n";
     }
