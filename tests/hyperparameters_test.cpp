@@ -16,6 +16,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "core/hyperparameter_builder.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
 
@@ -243,6 +244,34 @@ TEST(Registries, UnknownWorkloadListsValidNames) {
 
 // A plugin's declarations are checked when it is loaded: every built-in passes, and a default
 // outside its own range or a name declared twice is refused naming it.
+// Declarations by name give the fields a positional list would, and exclude an end only when asked.
+TEST(HyperparameterSpecs, TheBuilderNamesEveryField) {
+  const std::vector<HyperparameterSpec> specs = {
+      pacer::hyperparameter("learning_rate").defaults_to(1e-3).in(1e-6, 1.0).describe("peak learning rate"),
+      pacer::hyperparameter("beta2").defaults_to(0.999).in(0.0, 1.0).excluding_max(),
+      pacer::hyperparameter("epsilon").at_least(0.0).excluding_min(),
+  };
+  const HyperparameterSpec positional{"learning_rate", 1e-3, 1e-6, 1.0, "peak learning rate"};
+  EXPECT_EQ(specs[0].name, positional.name);
+  EXPECT_EQ(specs[0].default_value, positional.default_value);
+  EXPECT_EQ(specs[0].min, positional.min);
+  EXPECT_EQ(specs[0].max, positional.max);
+  EXPECT_EQ(specs[0].description, positional.description);
+  EXPECT_FALSE(specs[0].min_excluded || specs[0].max_excluded);
+  EXPECT_EQ(specs[1].range_text(), "[0, 1)");
+  EXPECT_FALSE(specs[1].admits(1.0));
+  EXPECT_TRUE(specs[1].admits(0.0));
+  EXPECT_FALSE(specs[2].default_value.has_value());  // no default: the user must give it
+  EXPECT_FALSE(specs[2].admits(0.0));
+  EXPECT_TRUE(specs[2].admits(1e300));
+  EXPECT_NO_THROW(pacer::validate_hyperparameter_specs(specs, "builder"));
+  Hyperparameters given;
+  given.set("epsilon", 1e-8);
+  const Hyperparameters resolved = pacer::resolve_hyperparameters(specs, given, "builder");
+  EXPECT_EQ(resolved.get("beta2"), 0.999);
+  EXPECT_EQ(resolved.get("epsilon"), 1e-8);
+}
+
 TEST(HyperparameterSpecs, DeclarationsMustHoldTogether) {
   for (const auto& info : pacer::algorithm_infos()) {
     EXPECT_NO_THROW(pacer::validate_hyperparameter_specs(info.hyperparameters, info.name));

@@ -18,11 +18,15 @@ class Signum : public pacer::TrainingAlgorithm {
     return "sign of the momentum average (signSGD with momentum), decoupled weight decay, warmup + cosine";
   }
   std::vector<pacer::HyperparameterSpec> hyperparameter_specs() const override {
+    // By name, not by position: no range end is excluded by accident.
     return {
-        {"learning_rate", 1e-3, 1e-6, 1.0, "peak learning rate"},
-        {"beta", 0.9, 0.0, 0.9999, "momentum of the averaged gradient"},
-        {"weight_decay", 0.0, 0.0, 1.0, "decoupled weight decay"},
-        {"warmup_factor", 0.05, 0.0, 0.5, "linear warmup, as a fraction of the step hint"},
+        pacer::hyperparameter("learning_rate").defaults_to(1e-3).in(1e-6, 1.0).describe("peak learning rate"),
+        pacer::hyperparameter("beta").defaults_to(0.9).in(0.0, 0.9999).describe("momentum of the averaged gradient"),
+        pacer::hyperparameter("weight_decay").defaults_to(0.0).in(0.0, 1.0).describe("decoupled weight decay"),
+        pacer::hyperparameter("warmup_factor")
+            .defaults_to(0.05)
+            .in(0.0, 0.5)
+            .describe("linear warmup, as a fraction of the step hint"),
     };
   }
 

@@ -9,6 +9,8 @@
 //   algorithms/gradient_computer.h   step_gradients(): the step's gradient, combined over
 //                                    data-parallel workers by the framework
 //   core/hyperparameters.h           HyperparameterSpec declarations, Hyperparameters values
+//   core/hyperparameter_builder.h    pacer::hyperparameter("beta2").defaults_to(0.999).in(0, 1)...:
+//                                    declarations by name, not by position
 //   workloads/workload.h             the workload view: model_fn, loss_fn, spec (step hint, targets)
 //   models/network.h                 parameters, their types (weight, bias, norm scales, ...), buffers
 //   models/flat_parameters.h         all parameters and gradients in one buffer each
@@ -26,6 +28,7 @@
 #include "algorithms/training_algorithm.h"
 #include "algorithms/update_rules.h"
 #include "core/error.h"
+#include "core/hyperparameter_builder.h"
 #include "core/hyperparameters.h"
 #include "models/flat_parameters.h"
 #include "models/network.h"
