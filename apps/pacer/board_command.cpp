@@ -174,6 +174,8 @@ void write_outputs(const std::vector<BoardPartScores>& parts, const BoardProgres
   if (stability) {
     md += board_stability_markdown(*stability);
     write_file_atomic(out + "/stability.json", board_stability_json(*stability));
+  } else {
+    std::filesystem::remove(out + "/stability.json");  // an earlier run's would no longer match board.md
   }
   write_file_atomic(out + "/board.md", md);
 }
@@ -370,6 +372,8 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
       BoardStabilityOptions bootstrap;
       bootstrap.resamples = a->bootstrap;
       bootstrap.rules = rules.name;
+      // Tens of seconds for a whole board: say what is running.
+      if (!a->quiet) std::fprintf(stderr, "pacer board: stability: bootstrap over studies, %d resamples\n", a->bootstrap);
       stability = board_stability(parts, bootstrap);
     }
     write_outputs(parts, now, costs, stability ? &*stability : nullptr, a->out);
