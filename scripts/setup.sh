@@ -18,7 +18,7 @@ packages=(
 
 # `make fuzz` and `make sanitize` also need clang (and libFuzzer's runtime): ./scripts/setup.sh --fuzz
 if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(clang libclang-rt-14-dev)
+  packages+=(clang libclang-rt-14-dev lld)  # lld: links the sanitizer builds in half GNU ld's time
 fi
 
 SUDO=""

@@ -17,7 +17,16 @@
 #include <sstream>
 #include <thread>
 
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include "algorithms/gradient_computer.h"
+#include "algorithms/registry.h"
 #include "core/checksum.h"
+#include "core/hyperparameter_builder.h"
+#include "models/flat_parameters.h"
+#include "train/state_check.h"
+#include "workloads/registry.h"
 #include "store/study_store.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
@@ -292,6 +301,132 @@ TEST_F(CheckpointTest, ATuneTrialReRunAfterItsWorkerDiedResumesFromItsCheckpoint
   EXPECT_EQ(trials[0].attempts, 2);
   EXPECT_EQ(trials[0].status, StoredTrialStatus::complete);
   EXPECT_EQ(store.evals(trials[0].id, 2).size(), a.at("global_step").size());  // earlier evals re-recorded
+}
+
+// Adam written by hand, as a plugin author would, with a switch to leave part of its state out
+// of state(): what `pacer check` exists to catch.
+enum class LeftOut { nothing, step_counter, first_moment };
+
+class HandAdam : public TrainingAlgorithm {
+ public:
+  explicit HandAdam(LeftOut left_out) : left_out_(left_out) {}
+  std::string name() const override { return "hand_adam"; }
+  std::vector<HyperparameterSpec> hyperparameter_specs() const override {
+    return {hyperparameter("learning_rate").defaults_to(0.01).in(0.0, 1.0)};
+  }
+  void init_optimizer_state(const Workload&, Network& network, const Hyperparameters* hparams, uint64_t) override {
+    lr_ = hparams ? hparams->get("learning_rate") : 0.01;
+    flat_ = FlatParameters(network);
+    m_ = at::zeros_like(flat_.values());
+    v_ = at::zeros_like(flat_.values());
+    step_ = 0;
+  }
+  UpdateResult update(const Workload& workload, Network& network, const Batch& batch,
+                      const StepContext& context) override {
+    at::Tensor loss = step_gradients(context, workload, network, batch, {});
+    at::NoGradGuard no_grad;
+    step_ += 1;
+    m_.mul_(0.9).add_(flat_.grads(), 0.1);
+    v_.mul_(0.999).addcmul_(flat_.grads(), flat_.grads(), 0.001);
+    const at::Tensor m_hat = m_ / (1.0 - std::pow(0.9, step_));
+    const at::Tensor v_hat = v_ / (1.0 - std::pow(0.999, step_));
+    flat_.values().sub_(lr_ * m_hat / (v_hat.sqrt() + 1e-8));
+    return {loss, false};
+  }
+  NamedTensors state() const override {
+    NamedTensors out{{"exp_avg_sq", v_.clone()}};
+    if (left_out_ != LeftOut::first_moment) out.emplace_back("exp_avg", m_.clone());
+    if (left_out_ != LeftOut::step_counter) out.emplace_back("step", at::full({}, static_cast<double>(step_), at::kDouble));
+    return out;
+  }
+  void load_state(const NamedTensors& state) override {
+    for (const auto& [key, value] : state) {
+      if (key == "exp_avg") m_.copy_(value);
+      else if (key == "exp_avg_sq") v_.copy_(value);
+      else if (key == "step") step_ = static_cast<int64_t>(value.item<double>());
+    }
+  }
+
+ private:
+  LeftOut left_out_;
+  double lr_ = 0.01;
+  FlatParameters flat_;
+  at::Tensor m_, v_;
+  int64_t step_ = 0;
+};
+
+class StateCheckTest : public testing::CliFixture {
+ protected:
+  StateCheckReport check(LeftOut left_out) {
+    auto workload = create_workload("synthetic_regression");
+    StateCheckOptions options;
+    options.work_dir = dir_ + "/check_" + std::to_string(static_cast<int>(left_out));
+    StateCheckReport r = check_algorithm_state(*workload, [&] { return std::make_unique<HandAdam>(left_out); },
+                                               Hyperparameters{}, options);
+    RecordProperty("diagnosis", r.diagnosis);  // in --gtest_output=xml: the text a user reads
+    return r;
+  }
+};
+
+TEST_F(StateCheckTest, ACompleteStatePassesAndEveryEntryIsNamed) {
+  const StateCheckReport r = check(LeftOut::nothing);
+  EXPECT_TRUE(r.passed) << r.diagnosis;
+  EXPECT_FALSE(r.first_differing_step);
+  EXPECT_TRUE(r.not_restored.empty());
+  EXPECT_TRUE(r.drifted.empty());
+  EXPECT_EQ(r.entries, (std::vector<std::string>{"exp_avg_sq", "exp_avg", "step"}));
+  EXPECT_NE(r.diagnosis.find("holds everything"), std::string::npos) << r.diagnosis;
+}
+
+TEST_F(StateCheckTest, ADroppedStepCounterIsCaughtAtTheFirstStepAfterTheRestoreAsAScalar) {
+  const StateCheckReport r = check(LeftOut::step_counter);
+  EXPECT_FALSE(r.passed);
+  ASSERT_TRUE(r.first_differing_step);
+  EXPECT_EQ(*r.first_differing_step, 11);  // restored after step 10
+  EXPECT_EQ(r.difference, UpdateDifference::scaled) << r.diagnosis;
+  // Bias correction at step 1 instead of 11: m_hat / sqrt(v_hat) grows by
+  // (1 - 0.9^11) / (1 - 0.9) * sqrt((1 - 0.999) / (1 - 0.999^11)).
+  const double expected = (1 - std::pow(0.9, 11)) / 0.1 * std::sqrt(0.001 / (1 - std::pow(0.999, 11)));
+  EXPECT_NEAR(r.scale, expected, 1e-3 * expected);
+  EXPECT_NE(r.diagnosis.find("step counter"), std::string::npos) << r.diagnosis;
+  EXPECT_NE(r.diagnosis.find("From step 11 on"), std::string::npos) << r.diagnosis;
+}
+
+TEST_F(StateCheckTest, ADroppedMomentIsCaughtAsAnElementWiseDifference) {
+  const StateCheckReport r = check(LeftOut::first_moment);
+  EXPECT_FALSE(r.passed);
+  ASSERT_TRUE(r.first_differing_step);
+  EXPECT_EQ(*r.first_differing_step, 11);
+  EXPECT_EQ(r.difference, UpdateDifference::elementwise) << r.diagnosis;
+  EXPECT_NE(r.diagnosis.find("a moment"), std::string::npos) << r.diagnosis;
+  // exp_avg_sq is saved and restored, but after the diverging steps it differs too.
+  EXPECT_NE(std::find(r.drifted.begin(), r.drifted.end(), "exp_avg_sq"), r.drifted.end()) << r.diagnosis;
+}
+
+// Every built-in's state() is complete: each resumes exactly where it was.
+TEST_F(StateCheckTest, EveryBuiltInAlgorithmPasses) {
+  auto workload = create_workload("synthetic_regression");
+  for (const auto& name : algorithm_names()) {
+    StateCheckOptions options;
+    options.steps = 8;
+    options.restore_at = 4;
+    options.work_dir = dir_ + "/builtin_" + name;
+    const StateCheckReport r =
+        check_algorithm_state(*workload, [&] { return create_algorithm(name); }, Hyperparameters{}, options);
+    EXPECT_TRUE(r.passed) << name << ": " << r.diagnosis;
+  }
+}
+
+TEST_F(StateCheckTest, TheCommandSaysPassedOrFailedWithItsExitCode) {
+  auto r = pacer("check -a adamw --steps 6");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("passed:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("state():   "), std::string::npos) << r.out;
+  r = pacer("check -a adamw --steps 6 --restore-at 6");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--restore-at"), std::string::npos) << r.err;
+  r = pacer("check -a no_such_algorithm");
+  EXPECT_EQ(r.code, 2);
 }
 
 }  // namespace

@@ -100,6 +100,12 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("status:              reached (targets_reached)"), std::string::npos) << r.out;
 
+  // Its state() holds what its updates depend on: a resume continues exactly (pacer check).
+  r = sh(pacer_bin + " check -a '" + library + "' --steps 10 --set learning_rate=0.01");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("passed:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("state():   momentum\n"), std::string::npos) << r.out;
+
   // Tuned with its own search space; the study records the library and its content.
   const std::string store = dir_ + "/tune.db";
   r = sh(pacer_bin + " tune -w synthetic_regression -a '" + library + "' --space '" + PACER_SOURCE_DIR +

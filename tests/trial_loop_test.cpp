@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "algorithms/gradient_computer.h"
@@ -332,9 +333,11 @@ class PlainSgd : public TrainingAlgorithm {
   bool own_backward_;
 };
 
-std::vector<double> validation_losses(TrainingAlgorithm& algorithm, const DataParallelSpec& dp) {
+std::vector<double> validation_losses(TrainingAlgorithm& algorithm, const DataParallelSpec& dp,
+                                      const std::string& out_dir = "") {
   auto workload = create_workload("synthetic_regression");
   TrialOptions options;
+  options.out_dir = out_dir;
   options.seed = 5;
   options.prefetch = 0;
   options.spec.device = "cpu";
@@ -364,14 +367,83 @@ TEST(FrameworkCombining, AnyAlgorithmGetsVirtualWorkers) {
   EXPECT_GT(std::abs(validation_losses(summed, {"sum", 3, false}).back() - single.back()), 1e-4);
 }
 
-TEST(FrameworkCombining, AGradientTakenAroundTheContextIsRefused) {
+// Refused at its first step, before a file is written to its result folder.
+TEST(FrameworkCombining, AGradientTakenAroundTheContextIsRefusedBeforeAnythingIsWritten) {
   PlainSgd own(/*own_backward=*/true);
+  const std::string out = ::testing::TempDir() + "/own_backward_refused";
+  std::filesystem::remove_all(out);
   try {
-    validation_losses(own, {"mean", 2, false});
+    validation_losses(own, {"mean", 2, false}, out);
     FAIL() << "an uncombined gradient was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("own_backward_sgd"), std::string::npos) << e.what();
   }
+  std::vector<std::string> written;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) written.push_back(entry.path().filename());
+  EXPECT_TRUE(written.empty()) << written.front();
+  std::filesystem::remove_all(out);
+}
+
+// An algorithm's own measurements of a step: the step count, under a name of the test's choosing.
+class MeasuringSgd : public PlainSgd {
+ public:
+  explicit MeasuringSgd(std::string metric) : metric_(std::move(metric)) {}
+  std::string name() const override { return "measuring_sgd"; }
+  UpdateResult update(const Workload& workload, Network& network, const Batch& batch,
+                      const StepContext& context) override {
+    UpdateResult r = PlainSgd::update(workload, network, batch, context);
+    r.metrics[metric_] = static_cast<double>(context.step + 1);
+    return r;
+  }
+
+ private:
+  std::string metric_;
+};
+
+TrialResult measured_run(TrainingAlgorithm& algorithm, const std::string& out_dir, const DataParallelSpec& dp = {}) {
+  auto workload = create_workload("synthetic_regression");
+  TrialOptions options;
+  options.out_dir = out_dir;
+  options.seed = 5;
+  options.spec.max_steps = 6;
+  options.spec.eval_every_steps = 3;
+  options.spec.time_budget = 1e6;
+  options.spec.stop_at_targets = false;
+  options.spec.data_parallel = dp;
+  return run_trial(*workload, algorithm, Hyperparameters{}, options);
+}
+
+TEST(AlgorithmMetrics, AnAlgorithmsOwnMetricsAreLoggedAtEveryEval) {
+  const std::string out = ::testing::TempDir() + "/algorithm_metrics";
+  std::filesystem::remove_all(out);
+  MeasuringSgd algorithm("steps_seen");
+  const TrialResult r = measured_run(algorithm, out);
+  ASSERT_EQ(r.stop_reason, StopReason::max_steps) << r.message;
+  ASSERT_EQ(r.evals.size(), 3u);  // after steps 1, 3 and 6
+  for (const auto& e : r.evals) EXPECT_EQ(e.metrics.at("algorithm/steps_seen"), static_cast<double>(e.step));
+  std::ifstream csv(out + "/eval_measurements.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_NE(header.find(",algorithm/steps_seen,"), std::string::npos) << header;
+  std::filesystem::remove_all(out);
+  // Delta mode over virtual workers (the other worker's instance comes from the registry): the
+  // workers' mean, here of equal values.
+  const auto names = algorithm_names();
+  if (std::find(names.begin(), names.end(), "measuring_sgd") == names.end()) {
+    register_algorithm("measuring_sgd", [] { return std::make_unique<MeasuringSgd>("steps_seen"); });
+  }
+  MeasuringSgd delta("steps_seen");
+  const TrialResult d = measured_run(delta, "", {"adasum", 2, true});
+  ASSERT_EQ(d.evals.size(), 3u) << d.message;
+  EXPECT_EQ(d.evals.back().metrics.at("algorithm/steps_seen"), 6.0);
+}
+
+TEST(AlgorithmMetrics, ANameThatWouldBreakTheLogIsTheAlgorithmsError) {
+  MeasuringSgd algorithm("loss,share");
+  const TrialResult r = measured_run(algorithm, "");
+  EXPECT_EQ(r.status, TrialStatus::failed);
+  EXPECT_TRUE(r.submission_error);
+  EXPECT_NE(r.message.find("'loss,share'"), std::string::npos) << r.message;
 }
 
 // Delta mode keeps one optimizer state per worker: the framework makes the extra workers'

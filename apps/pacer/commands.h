@@ -21,5 +21,6 @@ Action add_launch_command(CLI::App& app);
 Action add_targets_command(CLI::App& app);
 Action add_probe_command(CLI::App& app);
 Action add_analyze_command(CLI::App& app);
+Action add_check_command(CLI::App& app);
 
 }  // namespace pacer::cli

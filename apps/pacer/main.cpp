@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   commands.emplace_back(probe, pacer::cli::add_probe_command(*probe));
   auto* analyze = app.add_subcommand("analyze", "The playbook's checks on a tuning study: boundaries, trials, curves");
   commands.emplace_back(analyze, pacer::cli::add_analyze_command(*analyze));
+  auto* check = app.add_subcommand("check", "Check that an algorithm's state() holds what its updates depend on (a resume matches)");
+  commands.emplace_back(check, pacer::cli::add_check_command(*check));
 
   pacer::cli::guard_numeric_options(app);
 

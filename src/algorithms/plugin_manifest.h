@@ -12,8 +12,8 @@ namespace pacer {
 class TrainingAlgorithm;
 
 // Raised whenever the layout of the manifest or an interface a plugin implements changes.
-// 2: UpdateResult gained grad_norm.
-constexpr int kSdkAbiVersion = 2;
+// 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics.
+constexpr int kSdkAbiVersion = 3;
 
 struct PluginAlgorithm {
   const char* name;

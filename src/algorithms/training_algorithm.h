@@ -34,6 +34,11 @@ struct UpdateResult {
   // Optional: the global norm of the gradient the update used, before any clipping (scalar,
   // detached). The runner logs it as train/grad_norm (the playbook's instability signal).
   at::Tensor grad_norm = {};
+  // Optional: the algorithm's own measurements of this step, e.g. {"mask_kept", 0.42} for the
+  // share of an update a mask keeps. The runner logs those of the step before each eval as
+  // "algorithm/<name>" columns (eval_measurements.csv, the study store). Names: letters, digits,
+  // _ . -; report the same names at every step (the CSV's columns are fixed at the first eval).
+  Metrics metrics = {};
 };
 
 class TrainingAlgorithm {

@@ -104,6 +104,7 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
   }
   at::Tensor loss_sum, grad_norm_sum;
   bool complete = false;
+  Metrics metric_sums;  // the algorithm's own metrics: their mean over the workers, as the loss
   for (int k = 0; k < k_workers; ++k) {
     {
       at::NoGradGuard no_grad;
@@ -115,6 +116,7 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
     loss_sum = loss_sum.defined() ? loss_sum + r.loss : r.loss;
     if (r.grad_norm.defined()) grad_norm_sum = grad_norm_sum.defined() ? grad_norm_sum + r.grad_norm : r.grad_norm;
     complete = complete || r.training_complete;
+    for (const auto& [name, value] : r.metrics) metric_sums[name] += value;
     at::NoGradGuard no_grad;
     at::sub_out(worker_buffers_[static_cast<size_t>(k)], flat_.values(), before);
   }
@@ -125,7 +127,8 @@ UpdateResult DataParallelStep::update_with_deltas(const Workload& workload, Netw
   flat_.values().copy_(before.add_(worker_buffers_[0]));
   // Each worker's own gradient norm: their mean (the combined gradient has no norm of its own here).
   at::Tensor grad_norm = grad_norm_sum.defined() ? grad_norm_sum / static_cast<double>(k_workers) : at::Tensor();
-  return {loss_sum / static_cast<double>(k_workers), complete, grad_norm};
+  for (auto& [name, sum] : metric_sums) sum /= static_cast<double>(k_workers);
+  return {loss_sum / static_cast<double>(k_workers), complete, grad_norm, std::move(metric_sums)};
 }
 
 }  // namespace pacer

@@ -4,6 +4,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -78,6 +79,7 @@ class TrialLoop {
   void report_step();
   void restore_checkpoint();
   void maybe_checkpoint();
+  void check_algorithm_metric_name(const std::string& name) const;
   void keep_if_best(const EvalRecord& record);
   CheckpointState snapshot(double now) const;
   CheckpointState checkpoint_identity() const;
@@ -116,6 +118,7 @@ class TrialLoop {
   // The update's gradient norm (NaN when the algorithm reports none) and its values since the
   // last eval, summarized in the eval's train/grad_norm* metrics.
   double grad_norm_ = std::numeric_limits<double>::quiet_NaN();
+  Metrics algorithm_metrics_;  // the algorithm's own, of the last step that reported any
   std::vector<double> grad_norms_since_eval_;
   std::string definition_;  // the trial's whole definition, recorded in and compared with checkpoints
   bool time_remaining_ = true, training_complete_ = false, interrupted_ = false;
@@ -317,6 +320,21 @@ void TrialLoop::take_step() {
   loss_ = update.loss.defined() ? update.loss.item<double>() : 0.0;
   grad_norm_ = update.grad_norm.defined() ? update.grad_norm.item<double>() : std::numeric_limits<double>::quiet_NaN();
   if (!std::isnan(grad_norm_)) grad_norms_since_eval_.push_back(grad_norm_);
+  if (!update.metrics.empty()) {
+    for (const auto& [name, value] : update.metrics) check_algorithm_metric_name(name);
+    algorithm_metrics_ = std::move(update.metrics);
+  }
+}
+
+// A name that would break the CSV or the "algorithm/" prefix: the algorithm's error (exit 2).
+void TrialLoop::check_algorithm_metric_name(const std::string& name) const {
+  const bool valid = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+  if (!valid) {
+    throw SubmissionError("algorithm '" + algorithm_.name() + "' reported a metric named '" + name +
+                          "': use letters, digits, _ . and - only");
+  }
 }
 
 TrialResult TrialLoop::run() {
@@ -434,6 +452,7 @@ void TrialLoop::record_metrics(EvalRecord& record) {
     record.metrics["train/grad_norm_max"] = std::isfinite(sum) ? largest : sum;
     grad_norms_since_eval_.clear();
   }
+  for (const auto& [name, value] : algorithm_metrics_) record.metrics["algorithm/" + name] = value;
   auto reached = [&](const std::string& key, double target) {
     const auto it = record.metrics.find(key);
     return it != record.metrics.end() && std::isfinite(it->second) && spec_.reached(it->second, target, true);

@@ -88,11 +88,24 @@ void TrialWriter::write_hparams(const Hyperparameters& hparams) const {
   write_file_atomic(out_dir_ + "/hparams.json", hparams.to_json(2) + "\n");
 }
 
-void TrialWriter::on_start(const TrialStart& start) {
+void TrialWriter::write_start() {
+  if (!start_) return;
+  const TrialStart start = std::move(*start_);
+  start_.reset();
   write_hparams(start.hparams ? *start.hparams : Hyperparameters{});
   write_metadata(start);
   // Resumed: the rows of the evals before the checkpoint, as they were (times included).
   for (const auto& record : start.earlier_evals) append_eval(record);
+}
+
+void TrialWriter::on_eval(const EvalReport& report) {
+  write_start();
+  append_eval(report.record);
+}
+
+void TrialWriter::on_finish(const TrialResult& result) {
+  write_start();
+  write_result(result);
 }
 
 void TrialWriter::write_metadata(const TrialStart& m) const {

@@ -2,7 +2,10 @@
 // Writes one trial's files in the AlgoPerf layout (hparams.json, meta_data_0.json,
 // eval_measurements.csv) plus Pacer's trial.json. Every write is atomic (temp file + rename);
 // the CSV is rewritten whole at each eval, so a killed run leaves the evals logged so far. As a
-// trial observer it writes the first two at the start, a CSV row per eval and trial.json at the end.
+// trial observer it writes the first two once the trial has taken its first step (at the first
+// eval, right after step 1, or at the end), so an input error the first step reveals (an
+// algorithm that takes its gradient around the framework's, in data-parallel gradient mode)
+// refuses the run before anything is written; then a CSV row per eval and trial.json at the end.
 //
 //   options.observers.push_back(std::make_shared<pacer::TrialWriter>("runs/demo"));
 //   // or by hand:
@@ -10,6 +13,7 @@
 //   writer.write_hparams(resolved);
 //   writer.append_eval(record);
 //   writer.write_result(result);
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +41,9 @@ class TrialWriter : public TrialObserver {
  public:
   explicit TrialWriter(std::string out_dir);
 
-  void on_start(const TrialStart& start) override;
-  void on_eval(const EvalReport& report) override { append_eval(report.record); }
-  void on_finish(const TrialResult& result) override { write_result(result); }
+  void on_start(const TrialStart& start) override { start_ = start; }
+  void on_eval(const EvalReport& report) override;
+  void on_finish(const TrialResult& result) override;
 
   void write_hparams(const Hyperparameters& hparams) const;
   void write_metadata(const TrialStart& meta) const;  // meta_data_0.json
@@ -51,7 +55,10 @@ class TrialWriter : public TrialObserver {
   static std::vector<std::string> csv_columns(const Metrics& metrics);
 
  private:
+  void write_start();  // hparams.json, meta_data_<n>.json and a resumed run's earlier rows, once
+
   std::string out_dir_;
+  std::optional<TrialStart> start_;  // not written yet
   std::vector<std::string> columns_;
   std::string csv_;
 };
