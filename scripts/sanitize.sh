@@ -61,7 +61,7 @@ unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 tsan_tests=(study_store_test batch_stream_test adasum_test trial_loop_test tune_cli_test)
 # The board's deadline and progress threads: its --max-hours test (the other board tests add
 # trials, not threads).
-declare -A tsan_filter=([trial_loop_test]='FrameworkCombining.*'
+declare -A tsan_filter=([trial_loop_test]='FrameworkCombining.*:AlgorithmMetrics.*'
                         [tune_cli_test]='-BoardCliTest.RunsEvery*:BoardCliTest.KillNine*:BoardCliTest.BadInput*')
 start=$(date +%s)
 cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \

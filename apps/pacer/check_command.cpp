@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "input_guards.h"
+#include "trial_spec_options.h"
 #include "runtime/torch_runtime.h"
 #include "train/state_check.h"
 #include "workloads/registry.h"
@@ -81,20 +82,7 @@ Action add_check_command(CLI::App& app) {
   return [a]() -> int {
     auto workload = create_workload(a->workload, parse_workload_options(a->workload_options));
     const std::string name = resolve_algorithm(a->algorithm);  // loads a plugin or submission once
-    std::optional<Hyperparameters> hparams;
-    if (a->self_tuning) {
-      if (!a->hparams_file.empty() || !a->assignments.empty()) {
-        throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
-      }
-    } else {
-      std::vector<std::string> warnings;
-      hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file, &warnings);
-      for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-      for (const auto& assignment : a->assignments) {
-        auto [key, value] = Hyperparameters::parse_assignment(assignment);
-        hparams->set(key, value);
-      }
-    }
+    const std::optional<Hyperparameters> hparams = point_from_options(a->self_tuning, a->hparams_file, a->assignments);
     set_num_threads(a->threads, 1);
     StateCheckOptions options = a->options;
     options.restore_at = a->restore_at > 0 ? a->restore_at : options.steps / 2;

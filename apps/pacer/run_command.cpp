@@ -91,20 +91,7 @@ Action add_run_command(CLI::App& app) {
     // Unknown names or options: InputError listing valid ones.
     auto workload = create_workload(a->workload, parse_workload_options(a->trial->workload_options));
     auto algorithm = create_algorithm(resolve_algorithm(a->algorithm));  // a name or a plugin library
-    std::optional<Hyperparameters> hparams;
-    if (a->self_tuning) {
-      if (!a->hparams_file.empty() || !a->assignments.empty()) {
-        throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
-      }
-    } else {
-      std::vector<std::string> warnings;
-      hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file, &warnings);
-      for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-      for (const auto& assignment : a->assignments) {
-        auto [name, value] = Hyperparameters::parse_assignment(assignment);
-        hparams->set(name, value);
-      }
-    }
+    const std::optional<Hyperparameters> hparams = point_from_options(a->self_tuning, a->hparams_file, a->assignments);
     // Processes come from the launcher's environment; virtual workers and the combiner from the
     // options; run_trial assembles the plan from both.
     const DistEnvironment env = DistEnvironment::from_environment();

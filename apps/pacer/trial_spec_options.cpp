@@ -3,6 +3,7 @@
 #include "input_guards.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/error.h"
 
@@ -87,6 +88,24 @@ ClockKind parse_clock_option(const std::string& text) {
   } catch (const InputError& e) {
     throw InputError(std::string("--clock: ") + e.what());
   }
+}
+
+std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
+                                                  const std::vector<std::string>& assignments) {
+  if (self_tuning) {
+    if (!hparams_file.empty() || !assignments.empty()) {
+      throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
+    }
+    return std::nullopt;
+  }
+  std::vector<std::string> warnings;
+  Hyperparameters point = hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(hparams_file, &warnings);
+  for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+  for (const auto& assignment : assignments) {
+    auto [name, value] = Hyperparameters::parse_assignment(assignment);
+    point.set(name, value);
+  }
+  return point;
 }
 
 std::pair<int64_t, double> parse_checkpoint_every(const std::string& text) {

@@ -10,9 +10,11 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "core/hyperparameters.h"
 #include "train/trial_spec.h"
 
 namespace pacer::cli {
@@ -36,6 +38,11 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
 // probe); parse_clock_option: InputError naming --clock.
 void add_clock_option(CLI::App& app, std::string& clock);
 ClockKind parse_clock_option(const std::string& text);
+
+// The point a run trains with: none under --self-tuning (which takes no --hparams/--set:
+// InputError), else --hparams FILE (warnings printed) with each --set NAME=VALUE over it.
+std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
+                                                  const std::vector<std::string>& assignments);
 
 // --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Returns
 // (steps, seconds), one of them 0. InputError naming the option otherwise.

@@ -146,12 +146,9 @@ std::vector<std::string> drifted_entries(const NamedTensors& expected, const Nam
   for (const auto& [name, value] : expected) {
     const auto it = by_name.find(name);
     if (it == by_name.end() || !same_tensor(value, it->second)) names.push_back(name);
+    if (it != by_name.end()) by_name.erase(it);
   }
-  for (const auto& [name, value] : actual) {
-    if (std::none_of(expected.begin(), expected.end(), [&](const auto& e) { return e.first == name; })) {
-      names.push_back(name);
-    }
-  }
+  for (const auto& entry : by_name) names.push_back(entry.first);  // only in the resumed run's state
   return grouped(names);
 }
 
