@@ -305,7 +305,7 @@ TEST_F(CheckpointTest, ATuneTrialReRunAfterItsWorkerDiedResumesFromItsCheckpoint
 
 // Adam written by hand, as a plugin author would, with a switch to leave part of its state out
 // of state(): what `pacer check` exists to catch.
-enum class LeftOut { nothing, step_counter, first_moment };
+enum class LeftOut { nothing, step_counter, first_moment, refused_on_load };
 
 class HandAdam : public TrainingAlgorithm {
  public:
@@ -343,6 +343,7 @@ class HandAdam : public TrainingAlgorithm {
     for (const auto& [key, value] : state) {
       if (key == "exp_avg") m_.copy_(value);
       else if (key == "exp_avg_sq") v_.copy_(value);
+      else if (key == "step" && left_out_ == LeftOut::refused_on_load) throw InputError("hand_adam: unknown entry step");
       else if (key == "step") step_ = static_cast<int64_t>(value.item<double>());
     }
   }
@@ -403,6 +404,15 @@ TEST_F(StateCheckTest, ADroppedMomentIsCaughtAsAnElementWiseDifference) {
   EXPECT_NE(std::find(r.drifted.begin(), r.drifted.end(), "exp_avg_sq"), r.drifted.end()) << r.diagnosis;
 }
 
+TEST_F(StateCheckTest, ALoadStateThatRefusesItsOwnEntryFailsTheCheckNamingIt) {
+  const StateCheckReport r = check(LeftOut::refused_on_load);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.resume_error.find("unknown entry step"), std::string::npos) << r.diagnosis;
+  ASSERT_EQ(r.not_restored.size(), 1u) << r.diagnosis;
+  EXPECT_NE(r.not_restored[0].find("load_state threw"), std::string::npos) << r.not_restored[0];
+  EXPECT_NE(r.diagnosis.find("The resumed run failed"), std::string::npos) << r.diagnosis;
+}
+
 // Every built-in's state() is complete: each resumes exactly where it was.
 TEST_F(StateCheckTest, EveryBuiltInAlgorithmPasses) {
   auto workload = create_workload("synthetic_regression");
@@ -417,7 +427,7 @@ TEST_F(StateCheckTest, EveryBuiltInAlgorithmPasses) {
   }
 }
 
-TEST_F(StateCheckTest, TheCommandSaysPassedOrFailedWithItsExitCode) {
+TEST_F(StateCheckTest, TheCommandPassesABuiltInAndRefusesBadInputWithExit2) {
   auto r = pacer("check -a adamw --steps 6");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("passed:"), std::string::npos) << r.out;

@@ -36,8 +36,9 @@ struct UpdateResult {
   at::Tensor grad_norm = {};
   // Optional: the algorithm's own measurements of this step, e.g. {"mask_kept", 0.42} for the
   // share of an update a mask keeps. The runner logs those of the step before each eval as
-  // "algorithm/<name>" columns (eval_measurements.csv, the study store). Names: letters, digits,
-  // _ . -; report the same names at every step (the CSV's columns are fixed at the first eval).
+  // "algorithm/<name>" columns (eval_measurements.csv, the study store); a step that reports none
+  // keeps the last. Names: letters, digits, _ . -; report each from step 0 on (the CSV's columns
+  // are fixed at the first eval, right after step 1).
   Metrics metrics = {};
 };
 

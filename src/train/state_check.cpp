@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <utility>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "core/seed.h"
 #include "runtime/torch_runtime.h"
 #include "train/checkpoint.h"
@@ -116,11 +116,7 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3g", value);
-  return buffer;
-}
+std::string number(double value) { return format_double("%.3g", value); }
 
 // state() given to load_state of a fresh instance and read back: entries dropped or changed.
 std::vector<std::string> round_trip(const NamedTensors& state, TrainingAlgorithm& fresh) {
@@ -270,9 +266,14 @@ StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactor
   options_c.resume = true;
   const auto algorithm_c = make_algorithm();
   RecordingAlgorithm c(*algorithm_c, options.restore_at, nullptr);
-  const TrialResult result_c = run_trial(workload, c, hparams, options_c);
-  if (result_c.status == TrialStatus::failed && !result_c.message.empty()) report.resume_error = result_c.message;
-  if (result_c.diverged()) report.resume_error = "it diverged: " + result_c.message;
+  TrialResult result_c;
+  try {
+    result_c = run_trial(workload, c, hparams, options_c);
+    if (result_c.status == TrialStatus::failed && !result_c.message.empty()) report.resume_error = result_c.message;
+    if (result_c.diverged()) report.resume_error = "it diverged: " + result_c.message;
+  } catch (const std::exception& e) {  // e.g. load_state refusing an entry its own state() wrote
+    report.resume_error = e.what();
+  }
 
   // Step by step from the restore point: the first step whose parameters differ.
   for (int64_t t = options.restore_at; t <= options.steps; ++t) {
