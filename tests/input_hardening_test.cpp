@@ -385,22 +385,12 @@ TEST_F(HardeningCliTest, TwoRunsNeverWriteOneFolderAtOnce) {
   EXPECT_EQ(pacer("run" + quick_ + " --overwrite --out '" + out + "'").code, 0);  // free again
 }
 
+// plan_scale's refusals are tested in process (scaling_test, ScaleRequestTest); through the
+// binary: one of them is exit 2 with nothing written.
 TEST_F(HardeningCliTest, AScalingGoalOnAMetricTheWorkloadLacksIsAnInputError) {
   expect_input_error("scale -w synthetic_regression -a sgd --batch-sizes 16,32 --max-steps 50 --metric validation/bleu "
                      "--store '" + dir_ + "/scale.db'",
                      "reports no 'bleu' (its metrics: loss)");
-  EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
-}
-
-TEST_F(HardeningCliTest, ScalingBatchSizesBeyondTheDataAndContradictoryThresholdsAreRefusedBeforeAnyWork) {
-  // synthetic_regression trains on 8192 examples: 16384 cannot be filled (it used to fail only
-  // when its turn came, after the smaller batch sizes had trained).
-  expect_input_error("scale -w synthetic_regression -a sgd --batch-sizes 16:16384 --max-steps 50 --store '" + dir_ +
-                         "/scale.db'",
-                     "--batch-sizes: 16384 is larger than synthetic_regression's training set");
-  expect_input_error("scale -w synthetic_regression -a sgd --batch-sizes 16,32 --max-steps 50 --perfect-threshold 0.2 "
-                     "--maximal-threshold 0.5 --store '" + dir_ + "/scale.db'",
-                     "contradict each other: need 0 <= maximal < perfect");
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/scale.db"));
 }
 

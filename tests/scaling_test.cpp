@@ -1,10 +1,12 @@
 // Batch-size scaling: steps-to-result semantics, efficiencies and regimes, the S_min/B_crit fit
-// and its bootstrap, the gradient-noise-scale estimator on gradients with known statistics, and
+// and its bootstrap, the gradient-noise-scale estimator on gradients with known statistics, the
+// `pacer scale` use-case in process (plan_scale: batch sizes, budget, goal, series, refusals), and
 // an end-to-end `pacer scale` study on the synthetic workload.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include "core/error.h"
 #include "scale/geometric_eval_steps.h"
 #include "scale/scale_experiment.h"
+#include "scale/scale_request.h"
 #include "scale/scaling_analysis.h"
 #include "scale/steps_to_result.h"
 #include "support/cli_runner.h"
@@ -133,6 +136,114 @@ TEST(EvalScheduleTest, GeometricStepsEndAtTheBudgetWithConstantRelativeSpacing) 
   EXPECT_EQ(geometric_eval_steps(100, 1), std::vector<int64_t>{100});
   EXPECT_THROW(geometric_eval_steps(0, 10), InputError);
   EXPECT_THROW(geometric_eval_steps(100, 0), InputError);
+}
+
+std::string input_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+TEST(ScaleRequestTest, BatchSizesAreARangeOfPowersOfTwoOrASortedList) {
+  EXPECT_EQ(parse_batch_sizes("16:128"), (std::vector<int64_t>{16, 32, 64, 128}));
+  EXPECT_EQ(parse_batch_sizes("20:100"), (std::vector<int64_t>{32, 64}));
+  EXPECT_EQ(parse_batch_sizes("1000,32,100,32,"), (std::vector<int64_t>{32, 100, 1000}));
+  EXPECT_NE(input_error_of([] { parse_batch_sizes("64:16"); }).find("lower bound is above"), std::string::npos);
+  EXPECT_NE(input_error_of([] { parse_batch_sizes("33:63"); }).find("no power of two"), std::string::npos);
+  EXPECT_NE(input_error_of([] { parse_batch_sizes("16,x"); }).find("'x' is not a positive integer"), std::string::npos);
+  EXPECT_NE(input_error_of([] { parse_batch_sizes("0,16"); }).find("'0'"), std::string::npos);
+  EXPECT_NE(input_error_of([] { parse_batch_sizes(","); }).find("no batch size"), std::string::npos);
+}
+
+ScaleRequest synthetic_scale_request() {
+  ScaleRequest r;
+  r.workload = "synthetic_regression";
+  r.algorithms = {"sgd"};
+  r.spaces = {std::string(PACER_SOURCE_DIR) + "/spaces/sgd.json"};
+  r.batch_sizes = "16,64";
+  r.max_steps = 200;
+  r.evals = 10;
+  return r;
+}
+
+TEST(ScaleRequestTest, OneSingleStudySweepPerSeriesAndBatchSizeWithTheGoalAndTheStepBudget) {
+  ScaleRequest r = synthetic_scale_request();
+  ScalePlan plan = plan_scale(r);
+  EXPECT_EQ(plan.goal.metric, "validation/loss");  // the workload's target metric and value
+  EXPECT_FALSE(plan.goal.higher_is_better);
+  EXPECT_EQ(plan.budget, 200);
+  ASSERT_EQ(plan.sweeps.size(), 2u);
+  for (const SweepSpec& s : plan.sweeps) {
+    EXPECT_EQ(s.studies, 1);
+    EXPECT_EQ(s.trials, 8);
+    EXPECT_EQ(s.trial.max_steps, 200);
+    EXPECT_EQ(s.trial.eval_every_steps, 20);
+    EXPECT_FALSE(s.trial.stop_at_targets);
+    ASSERT_TRUE(s.trial.goal.has_value());
+    EXPECT_EQ(s.trial.goal->metric, "validation/loss");
+    EXPECT_EQ(s.trial.eval_splits, std::vector<EvalSplit>{EvalSplit::validation});  // the goal's split only
+  }
+  EXPECT_EQ(plan.sweeps[0].experiment, "sgd@b16");
+  EXPECT_EQ(*plan.sweeps[1].trial.batch_size, 64);
+  EXPECT_EQ(plan.headline(r).rfind("pacer scale: synthetic_regression, 1 algorithm(s) x 2 batch sizes x 8 trials, 200 steps", 0), 0u)
+      << plan.headline(r);
+
+  // An epoch budget counts at the smallest batch size (8192 examples / 16 = 512 steps per epoch);
+  // log spacing; a goal of one's own; combiners as series.
+  r.max_steps = 0;
+  r.epochs = 0.5;
+  r.eval_spacing = "log";
+  r.metric = "loss";
+  r.goal = 0.5;
+  r.combines = {"mean", "adasum"};
+  r.virtual_workers = 2;
+  r.adasum_mode = "delta";
+  plan = plan_scale(r);
+  EXPECT_EQ(plan.budget, 256);
+  EXPECT_DOUBLE_EQ(plan.goal.value, 0.5);
+  ASSERT_EQ(plan.sweeps.size(), 4u);
+  EXPECT_EQ(plan.sweeps[0].experiment, "sgd+mean@b16");
+  EXPECT_EQ(plan.sweeps[2].experiment, "sgd+adasum-delta@b16");
+  EXPECT_TRUE(plan.sweeps[2].trial.data_parallel.combine_deltas);
+  EXPECT_FALSE(plan.sweeps[0].trial.data_parallel.combine_deltas);  // mean always combines gradients
+  EXPECT_EQ(plan.sweeps[0].trial.eval_at_steps, geometric_eval_steps(256, 10));
+}
+
+// Everything a study could only fail on later is refused before anything is written.
+TEST(ScaleRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
+  const std::vector<std::pair<std::function<void(ScaleRequest&)>, std::string>> cases = {
+      {[](ScaleRequest& r) { r.workload = "synthetic_regresion"; }, "synthetic_regresion"},
+      {[](ScaleRequest& r) { r.algorithms = {"sgd", "sgd"}, r.spaces.push_back(r.spaces[0]); }, "'sgd' is given twice"},
+      {[](ScaleRequest& r) { r.algorithms = {}; }, "-a: no algorithm"},
+      {[](ScaleRequest& r) { r.algorithms = {"sgd", "momentum"}; }, "one search space per algorithm"},
+      {[](ScaleRequest& r) { r.batch_sizes = "16:16384"; }, "16384 is larger than synthetic_regression's training set"},
+      {[](ScaleRequest& r) { r.batch_sizes = "16"; }, "one series needs at least two batch sizes"},
+      {[](ScaleRequest& r) { r.epochs = 1; }, "--max-steps or --epochs"},
+      {[](ScaleRequest& r) { r.max_steps = 0; }, "--max-steps or --epochs"},
+      {[](ScaleRequest& r) { r.perfect = 0.2, r.maximal = 0.5; }, "contradict each other: need 0 <= maximal < perfect"},
+      {[](ScaleRequest& r) { r.metric = "validation/bleu"; }, "reports no 'bleu' (its metrics: loss)"},
+      {[](ScaleRequest& r) { r.goal = -1; }, "loss is never negative"},
+      {[](ScaleRequest& r) { r.noise_scale = 1; }, "at least 2 shards"},
+      {[](ScaleRequest& r) { r.noise_scale = 3; }, "--noise-scale 3: batch size 16 does not split"},
+      {[](ScaleRequest& r) { r.combines = {"median"}; }, "unknown gradient combiner 'median'"},
+      {[](ScaleRequest& r) { r.virtual_workers = 2; }, "--virtual-workers needs --combine"},
+      {[](ScaleRequest& r) { r.combines = {"mean"}, r.virtual_workers = 3; }, "--virtual-workers 3: batch size 16"},
+      {[](ScaleRequest& r) { r.combines = {"mean"}, r.adasum_mode = "delta"; }, "needs adasum among --combine"},
+      {[](ScaleRequest& r) { r.spaces = {"/no/such/space.json"}; }, "/no/such/space.json"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    ScaleRequest r = synthetic_scale_request();
+    cases[i].first(r);
+    const std::string message = input_error_of([&] { plan_scale(r); });
+    EXPECT_NE(message.find(cases[i].second), std::string::npos) << "case " << i << ": " << message;
+  }
+  ScaleRequest r = synthetic_scale_request();
+  r.workload = "fmnist_mlp";
+  r.goal = 2.0;
+  EXPECT_NE(input_error_of([&] { plan_scale(r); }).find("accuracy lies in [0, 1]"), std::string::npos);
 }
 
 TEST(NoiseScaleTest, TwoBatchEstimatorRecoversTraceOverGradientNormSquared) {

@@ -3,7 +3,8 @@
 // single worker with its share of the CPUs, writing to the same terminal.
 //
 //   const auto base = worker_base_args(argc, argv);        // without --workers/--threads/...
-//   supervisor.spawn(worker_process(base, 1, /*threads=*/1));
+//   const bool failed = run_worker_copies(base, /*count=*/2, /*threads=*/1, interrupted);
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,11 @@ std::vector<std::string> worker_base_args(int argc, char** argv);
 // terminal itself (no captured output) and, in its own process group, gets a terminal's Ctrl-C
 // once, through us.
 ChildProcessOptions worker_process(const std::vector<std::string>& base_args, int k, int threads);
+
+// Starts workers 1..count and waits for all of them; true when one failed (the others go on and
+// finish the work; the caller takes over what a dead one left). `interrupted` (the first Ctrl-C)
+// is forwarded to them once. Error when a worker cannot be started (those started are killed).
+bool run_worker_copies(const std::vector<std::string>& base_args, int count, int threads,
+                       const std::atomic<bool>& interrupted);
 
 }  // namespace pacer::cli

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "dist/adasum_combiner.h"
+#include "dist/combiner_names.h"
 
 namespace pacer {
 
@@ -22,8 +23,8 @@ void AllreduceCombiner::combine(Communicator& comm, at::Tensor& flat, const std:
 std::unique_ptr<GradientCombiner> make_gradient_combiner(const std::string& name, const CombinerOptions& options) {
   if (name == "mean") return std::make_unique<AllreduceCombiner>(true, options);
   if (name == "sum") return std::make_unique<AllreduceCombiner>(false, options);
-  if (name == "adasum") return std::make_unique<AdasumCombiner>(options);
-  throw InputError("unknown gradient combiner '" + name + "' (mean, sum, adasum)");
+  check_combiner_name(name);
+  return std::make_unique<AdasumCombiner>(options);
 }
 
 }  // namespace pacer

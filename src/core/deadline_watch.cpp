@@ -1,0 +1,24 @@
+#include "core/deadline_watch.h"
+
+namespace pacer {
+
+DeadlineWatch::DeadlineWatch(const std::atomic<bool>& interrupted, std::optional<Steady::time_point> deadline)
+    : thread_([this, &interrupted, deadline] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (!done_) {
+          if (interrupted) stop = true;
+          if (deadline && Steady::now() >= *deadline) deadline_hit = stop = true;
+          wake_.wait_for(lock, std::chrono::milliseconds(100));
+        }
+      }) {}
+
+DeadlineWatch::~DeadlineWatch() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+}  // namespace pacer

@@ -1,0 +1,152 @@
+#include "tune/board_request.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "algorithms/plugin_loader.h"
+#include "algorithms/registry.h"
+#include "core/error.h"
+#include "score/store_source.h"
+#include "tune/ruleset.h"
+#include "workloads/suites.h"
+
+namespace pacer {
+namespace {
+
+// The algorithms, parts and workloads: a newcomer ranked against a board runs that board's
+// workloads, its external part only, without reruns, unless the request says otherwise.
+void choose_what_runs(const BoardRequest& request, BoardSetup& setup) {
+  BoardSpec& spec = setup.spec;
+  const bool newcomer = !request.against.empty();
+  if (newcomer && request.algorithms.empty())
+    throw InputError("--against: give the algorithm(s) to rank with -a (a name or a plugin library)");
+  spec.algorithms = request.algorithms.empty() ? algorithm_names() : request.algorithms;
+  for (auto& name : spec.algorithms) name = resolve_algorithm(name);  // a name or a plugin library
+  spec.self_tuning = spec.external = false;
+  const std::vector<std::string> rulesets =
+      request.rulesets.value_or(newcomer ? std::vector<std::string>{"external"} : std::vector<std::string>{"self", "external"});
+  for (const auto& r : rulesets) {
+    if (r == "self") spec.self_tuning = true;
+    else if (r == "external") spec.external = true;
+    else throw InputError("--rulesets: unknown ruleset '" + r + "' (valid: self, external)");
+  }
+  spec.reruns = spec.external ? request.reruns.value_or(newcomer ? 0 : 1) : 0;
+  if (newcomer) {
+    setup.against = read_board_sources(request.against);
+    setup.against_locations = request.against;
+  }
+  if (!request.workloads.empty()) {
+    spec.workloads = request.workloads;
+  } else if (setup.against && !request.suite) {
+    spec.workloads = setup.against->workloads;
+  } else {
+    spec.workloads = workload_suite(request.suite.value_or("board"));
+  }
+}
+
+}  // namespace
+
+BoardSetup make_board_setup(const BoardRequest& request) {
+  BoardSetup setup;
+  setup.rules = &rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
+  choose_what_runs(request, setup);
+  BoardSpec& spec = setup.spec;
+  spec.studies = request.studies > 0 ? request.studies : setup.rules->num_studies;
+  spec.trials = request.trials > 0 ? request.trials : kDefaultTrialsPerStudy;
+  spec.seed = request.seed;
+  spec.sampler_seed = request.sampler_seed;
+  spec.spaces_dir = request.spaces_dir;
+  for (const auto& s : request.spaces) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) throw InputError("--space '" + s + "': give ALGORITHM=FILE");
+    spec.space_files[resolve_algorithm(s.substr(0, eq))] = s.substr(eq + 1);
+  }
+  if (!request.name.empty()) {
+    if (spec.algorithms.size() != 1)
+      throw InputError("--name names one algorithm; this run has " + std::to_string(spec.algorithms.size()));
+    spec.names[spec.algorithms.front()] = request.name;
+  }
+  for (const auto& algorithm : spec.algorithms) setup.names.push_back(spec.name_of(algorithm));
+  spec.external_trial = spec.self_trial = request.trial;
+  spec.external_trial.budget_multiplier =
+      request.budget_multiplier.value_or(default_budget_multiplier(Ruleset::external, *setup.rules));
+  spec.self_trial.budget_multiplier = request.budget_multiplier.value_or(default_budget_multiplier(Ruleset::self, *setup.rules));
+  spec.external_trial.validate();
+  spec.self_trial.validate();
+  validate_board(spec);
+  return setup;
+}
+
+WorkerReport run_board_worker(const std::string& store, const BoardPlan& plan, WorkerOptions options) {
+  WorkerReport total;
+  auto add = [&total](const WorkerReport& r) {
+    total.trials_run += r.trials_run;
+    total.trials_raced += r.trials_raced;
+    total.leases_lost += r.leases_lost;
+    total.evals_recorded += r.evals_recorded;
+    total.trial_seconds += r.trial_seconds;
+    total.store_seconds += r.store_seconds;
+    total.store_calls += r.store_calls;
+    total.interrupted = total.interrupted || r.interrupted;
+  };
+  const auto stopped = [&options] { return options.stop_requested && *options.stop_requested; };
+  options.wait_for_others = false;
+  for (const auto& phase : plan.phases) {
+    if (stopped()) break;
+    if (options.progress) options.progress->log((options.label.empty() ? "" : options.label + ": ") + "phase " + phase.label);
+    add(run_tuning_worker(store, phase.studies, options));
+    if (total.interrupted) return total;
+  }
+  options.wait_for_others = true;
+  if (!stopped()) add(run_tuning_worker(store, plan.studies(), options));
+  return total;
+}
+
+std::string BoardResults::markdown() const {
+  std::string md = board_markdown(parts, progress, &costs);
+  if (stability) md += board_stability_markdown(*stability);
+  return md;
+}
+
+BoardResults board_results(const StudyStore& store, const BoardPlan& plan, const BoardSetup& setup,
+                           int bootstrap_resamples) {
+  BoardResults results;
+  results.progress = board_progress(store, plan);
+  results.parts = score_board(store.path(), plan, setup.names, setup.rules->name, setup.against ? &*setup.against : nullptr);
+  // A newcomer's step costs beside the board's: the compared stores' trials too.
+  std::vector<std::string> cost_stores = {store.path()}, cost_names = setup.names;
+  if (setup.against) {
+    for (const auto& location : setup.against_locations)
+      if (StoreSource::is_store_file(location)) cost_stores.push_back(location);
+    cost_names.insert(cost_names.end(), setup.against->names.begin(), setup.against->names.end());
+  }
+  results.costs = board_step_costs(cost_stores, cost_names);
+  if (bootstrap_resamples > 0) {
+    BoardStabilityOptions bootstrap;
+    bootstrap.resamples = bootstrap_resamples;
+    bootstrap.rules = setup.rules->name;
+    results.stability = board_stability(results.parts, bootstrap);
+  }
+  return results;
+}
+
+std::vector<std::string> newcomer_rank_lines(const BoardResults& results, const std::vector<std::string>& names) {
+  std::vector<std::string> lines;
+  for (const auto& p : results.parts) {
+    if (!p.seconds) continue;
+    for (const auto& sub : p.seconds->submissions) {
+      if (std::find(names.begin(), names.end(), sub.name) == names.end()) continue;
+      char line[512];
+      int n = std::snprintf(line, sizeof line, "%s, %s: rank %d of %zu, score %.4f (seconds, %s clock)", sub.name.c_str(),
+                            p.part.name.c_str(), sub.rank, p.seconds->submissions.size(), sub.score,
+                            p.seconds->clock.c_str());
+      if (sub.speedup && n > 0 && static_cast<size_t>(n) < sizeof line)
+        std::snprintf(line + n, sizeof line - static_cast<size_t>(n),
+                      ", %.3fx NAdamW's speed (geometric mean over workloads)", *sub.speedup);
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+}  // namespace pacer

@@ -1,0 +1,83 @@
+#pragma once
+// `pacer board` as a library call. A BoardRequest says what the user asks (algorithms, workloads
+// or a suite, parts, counts, seeds, spaces, a board to rank against, the trial settings);
+// make_board_setup checks it and turns it into a BoardSpec with nothing written. Each worker then
+// runs its share phase by phase (run_board_worker), and board_results reads what the store holds,
+// complete or not: each part's scores, the step costs, the stability over studies.
+//
+//   pacer::BoardRequest request;
+//   request.algorithms = {"nadamw", "adamw"};
+//   const pacer::BoardSetup setup = pacer::make_board_setup(request);   // InputError, nothing written
+//   pacer::StudyStore store("runs/board.db");
+//   const pacer::BoardPlan plan = pacer::plan_board(store, setup.spec);
+//   pacer::run_board_worker(store.path(), plan, pacer::WorkerOptions{});
+//   const pacer::BoardResults results = pacer::board_results(store, plan, setup, /*bootstrap=*/1000);
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "score/rules.h"
+#include "store/study_store.h"
+#include "train/trial_spec.h"
+#include "tune/board.h"
+#include "tune/board_results.h"
+#include "tune/board_stability.h"
+#include "tune/tuning_worker.h"
+
+namespace pacer {
+
+struct BoardRequest {
+  std::vector<std::string> algorithms;  // names or plugin libraries; default: every built-in
+  std::vector<std::string> workloads;   // instead of the suite
+  // Unset: "board"; with `against`: the workloads that board ran.
+  std::optional<std::string> suite;
+  // Unset: self and external; with `against`: external only (a newcomer's external run).
+  std::optional<std::vector<std::string>> rulesets;
+  std::optional<int> reruns;            // unset: 1; with `against`: 0
+  int studies = 0;                      // 0: the rules'
+  int64_t trials = 0;                   // per external study; 0: 5
+  uint64_t seed = 0, sampler_seed = 0;
+  std::string spaces_dir = "spaces";    // <spaces_dir>/<algorithm>.json
+  std::vector<std::string> spaces;      // "ALGORITHM=FILE": one algorithm's own space
+  std::string rules;                    // empty: the current rules
+  std::string name;                     // the one algorithm's experiment name instead of its own
+  std::vector<std::string> against;     // a board's stores or log folders to race and rank among
+  TrialSpec trial;                      // what every trial measures
+  std::optional<double> budget_multiplier;  // default: each ruleset's under the rules
+};
+
+struct BoardSetup {
+  BoardSpec spec;
+  const RulesPreset* rules = nullptr;
+  std::vector<std::string> names;           // the experiments of this run's algorithms
+  std::optional<BoardSources> against;      // the board ranked against
+  std::vector<std::string> against_locations;
+};
+
+// The spec of a request, validated (names, spaces, counts, the compared board): InputError naming
+// the culprit; nothing written.
+BoardSetup make_board_setup(const BoardRequest& request);
+
+// One worker's share of the board: phase by phase, moving on when a phase has nothing left to
+// claim (other workers finish what they hold), then once more over everything, waiting for the
+// trials others still run and taking over any whose worker died.
+WorkerReport run_board_worker(const std::string& store, const BoardPlan& plan, WorkerOptions options);
+
+// What the store holds now, complete or not.
+struct BoardResults {
+  BoardProgress progress;
+  std::vector<BoardPartScores> parts;
+  BoardStepCosts costs;                   // this board's trials and the compared board's stores'
+  std::optional<BoardStability> stability;  // with a bootstrap
+  // board.md: the progress, each part's leaderboards, the step costs, the stability tables.
+  std::string markdown() const;
+};
+BoardResults board_results(const StudyStore& store, const BoardPlan& plan, const BoardSetup& setup,
+                           int bootstrap_resamples);
+
+// A newcomer's place among the board's, per part: "signum, external: rank 3 of 16, score 0.6120
+// (seconds, cpu clock), 1.213x NAdamW's speed (geometric mean over workloads)".
+std::vector<std::string> newcomer_rank_lines(const BoardResults& results, const std::vector<std::string>& names);
+
+}  // namespace pacer

@@ -1,0 +1,264 @@
+// The tune layer's use-cases in process. `pacer tune`: plan_tune turns a request into validated
+// sweeps (workloads or a suite, v0.5's held-out draw, the ruleset's defaults, a scientific axis)
+// and refuses bad input naming the culprit; the held-out record; the headline and overhead lines.
+// `pacer board`: make_board_setup's defaults and refusals; the progress line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "algorithms/registry.h"
+#include "tune/board_progress_reporter.h"
+#include "tune/board_request.h"
+#include "tune/tune_request.h"
+#include "workloads/suites.h"
+
+namespace pacer {
+namespace {
+
+std::string input_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+class TuneRequestTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("pacer_tune_request_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    space_ = write("space.json", R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"},
+                                     "weight_decay": {"feasible_points": [0.0]}})");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  TuneRequest sgd_request() const {
+    TuneRequest r;
+    r.workloads = {"synthetic_regression"};
+    r.algorithm = "sgd";
+    r.space_file = space_;
+    return r;
+  }
+  std::string dir_, space_;
+};
+
+TEST_F(TuneRequestTest, AnExternalRequestBecomesOneSweepPerWorkloadWithTheRulesDefaults) {
+  TuneRequest r = sgd_request();
+  r.workloads = {"synthetic_regression", "fmnist_mlp"};
+  r.seed = 7;
+  const TunePlan plan = plan_tune(r);
+  ASSERT_EQ(plan.sweeps.size(), 2u);
+  EXPECT_EQ(plan.rules->name, default_rules_name());
+  for (const auto& sweep : plan.sweeps) {
+    EXPECT_EQ(sweep.experiment, "sgd");
+    EXPECT_EQ(sweep.studies, plan.rules->num_studies);
+    EXPECT_EQ(sweep.trials, kDefaultTrialsPerStudy);
+    EXPECT_EQ(sweep.seed, 7u);
+    EXPECT_DOUBLE_EQ(sweep.trial.budget_multiplier, 1.0);
+    ASSERT_TRUE(sweep.space.has_value());
+    EXPECT_EQ(sweep.space->names(), (std::vector<std::string>{"learning_rate", "weight_decay"}));
+  }
+  EXPECT_EQ(plan.sweeps[1].workload, "fmnist_mlp");
+  StudyProgress before;
+  before.done = 3;
+  before.pending = 27;
+  EXPECT_EQ(plan.headline("t.db", before),
+            "pacer tune: 2 workload(s) x 3 studies x 5 trials (external tuning, v0.6); store t.db: 3 done, 27 to run");
+}
+
+TEST_F(TuneRequestTest, SelfTuningRunsOneTrialPerStudyOnTheRulesBudgetUnlessOneIsGiven) {
+  TuneRequest r = sgd_request();
+  r.space_file.clear();
+  r.ruleset = Ruleset::self;
+  EXPECT_EQ(plan_tune(r).sweeps[0].trials, 1);
+  EXPECT_DOUBLE_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 1.5);  // v0.6
+  r.rules = "v0.5";
+  EXPECT_DOUBLE_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 3.0);
+  EXPECT_EQ(plan_tune(r).sweeps[0].studies, 5);
+  r.budget_multiplier = 2.0;
+  EXPECT_DOUBLE_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 2.0);
+}
+
+TEST_F(TuneRequestTest, RulesV05WithASuiteAddsTheDrawnHeldOutVariantsAndRecordsTheDraw) {
+  TuneRequest r = sgd_request();
+  r.workloads.clear();
+  r.suite = "quick";
+  r.rules = "v0.5";
+  r.seed = 11;
+  const std::vector<std::string> drawn = draw_held_out_variants(workload_suite("quick"), 11);
+  TunePlan plan = plan_tune(r);
+  EXPECT_EQ(plan.held_out, drawn);
+  EXPECT_EQ(plan.held_out_seed, 11u);  // the trial seed, unless a draw seed is given
+  std::vector<std::string> workloads;
+  for (const auto& s : plan.sweeps) workloads.push_back(s.workload);
+  std::vector<std::string> expected = workload_suite("quick");
+  expected.insert(expected.end(), drawn.begin(), drawn.end());
+  EXPECT_EQ(workloads, expected);
+  EXPECT_EQ(plan.held_out_line(), "held-out variants (v0.5, seed 11): " + drawn.at(0));
+
+  write_held_out_record(plan, dir_ + "/logs");
+  const auto record = nlohmann::json::parse(std::ifstream(dir_ + "/logs/held_out_workloads.json"));
+  EXPECT_EQ(record["rules"], "v0.5");
+  EXPECT_EQ(record["seed"], "11");
+  EXPECT_EQ(record["suite"], "quick");
+  EXPECT_EQ(record["held_out_workloads"], nlohmann::json(drawn));
+
+  r.held_out_seed = 3;
+  plan = plan_tune(r);
+  EXPECT_EQ(plan.held_out_seed, 3u);
+  EXPECT_EQ(plan.held_out, draw_held_out_variants(workload_suite("quick"), 3));
+  r.rules = "v0.6";  // no held-out variants under the current rules
+  plan = plan_tune(r);
+  EXPECT_TRUE(plan.held_out.empty());
+  EXPECT_EQ(plan.held_out_line(), "");
+  write_held_out_record(plan, dir_ + "/none");
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/none"));
+}
+
+TEST_F(TuneRequestTest, AScientificAxisGivesOneSweepPerValueUnlessAWorkloadOptionAlsoSetsIt) {
+  TuneRequest r = sgd_request();
+  r.workloads = {"fmnist_mlp"};
+  r.scientific = "activation=relu,tanh";
+  const TunePlan plan = plan_tune(r);
+  ASSERT_EQ(plan.sweeps.size(), 2u);
+  EXPECT_EQ(plan.sweeps[0].experiment, "sgd@activation=relu");
+  EXPECT_EQ(plan.sweeps[1].experiment, "sgd@activation=tanh");
+  EXPECT_NE(plan.headline("t.db", {}).find("2 sweeps (workloads x values of activation)"), std::string::npos);
+  r.trial.workload_options["activation"] = "gelu";
+  EXPECT_NE(input_error_of([&] { plan_tune(r); }).find("give the values in one place"), std::string::npos);
+}
+
+// Everything that is wrong is refused before anything is written, naming what is wrong.
+TEST_F(TuneRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
+  struct Case {
+    std::function<void(TuneRequest&)> change;
+    std::string fragment;
+  };
+  const std::vector<Case> cases = {
+      {[](TuneRequest& r) { r.suite = "quick"; }, "either -w/--workload or --suite"},
+      {[](TuneRequest& r) { r.workloads.clear(); }, "no workload"},
+      {[](TuneRequest& r) { r.workloads = {"fmnist_mpl"}; }, "fmnist_mpl"},
+      {[](TuneRequest& r) { r.suite = "smal", r.workloads.clear(); }, "smal"},
+      {[](TuneRequest& r) { r.algorithm = "adamm"; }, "adamm"},
+      {[](TuneRequest& r) { r.rules = "v0.7"; }, "v0.7"},
+      {[](TuneRequest& r) { r.sampler = "sobol"; }, "sobol"},
+      {[](TuneRequest& r) { r.space_file.clear(); }, "--space"},
+      {[](TuneRequest& r) { r.space_file = "/no/such/space.json"; }, "/no/such/space.json"},
+      {[](TuneRequest& r) { r.scientific = "activation=relu"; }, "activation"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    TuneRequest r = sgd_request();
+    cases[i].change(r);
+    const std::string message = input_error_of([&] { plan_tune(r); });
+    EXPECT_NE(message.find(cases[i].fragment), std::string::npos) << "case " << i << ": " << message;
+  }
+  // Malformed spaces (search_space_test has every case of the reader): the file and the key named.
+  const std::vector<std::pair<std::string, std::string>> spaces = {
+      {R"({"learning_rate": {"min": 0.5, "max": 0.1, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rat": {"min": 0.01, "max": 0.1, "scaling": "log"}})", "learning_rat"},
+      {R"({"learning_rate": {"min": 0.01, "max": 1000, "scaling": "log"}})", "learning_rate"},
+      {R"({"learning_rate": {"min": 0.01, "max": 0.1)", "space.json"},
+  };
+  for (const auto& [json, fragment] : spaces) {
+    TuneRequest r = sgd_request();
+    r.space_file = write("space.json", json);
+    const std::string message = input_error_of([&] { plan_tune(r); });
+    EXPECT_NE(message.find(fragment), std::string::npos) << json << ": " << message;
+  }
+}
+
+TEST(StoreOverheadLine, SaysWhatTheStoreCostAgainstTheTrialsAndNothingWithoutTrials) {
+  WorkerReport report;
+  EXPECT_EQ(store_overhead_line(report), "");
+  report.trials_run = 3;
+  report.trial_seconds = 20.0;
+  report.store_seconds = 0.01;
+  report.store_calls = 40;
+  report.evals_recorded = 39;
+  EXPECT_EQ(store_overhead_line(report),
+            "store overhead: 40 calls, 10.0 ms in total, 0.050% of 20.0 s of trials (39 evals recorded)\n");
+}
+
+TEST(BoardSetup, ByDefaultEveryBuiltInThroughTheBoardSuiteSelfExternalAndOneRerun) {
+  BoardRequest r;
+  BoardSetup setup = make_board_setup(r);
+  EXPECT_EQ(setup.spec.algorithms, algorithm_names());
+  EXPECT_EQ(setup.names, algorithm_names());
+  EXPECT_EQ(setup.spec.workloads, workload_suite("board"));
+  EXPECT_TRUE(setup.spec.self_tuning);
+  EXPECT_TRUE(setup.spec.external);
+  EXPECT_EQ(setup.spec.reruns, 1);
+  EXPECT_EQ(setup.spec.studies, 3);
+  EXPECT_EQ(setup.spec.trials, kDefaultTrialsPerStudy);
+  EXPECT_DOUBLE_EQ(setup.spec.external_trial.budget_multiplier, 1.0);
+  EXPECT_DOUBLE_EQ(setup.spec.self_trial.budget_multiplier, 1.5);
+  EXPECT_FALSE(setup.against.has_value());
+
+  r.rules = "v0.5";
+  r.algorithms = {"adamw"};
+  r.suite = "quick";
+  r.rulesets = std::vector<std::string>{"external"};
+  r.name = "adamw_mine";
+  setup = make_board_setup(r);
+  EXPECT_EQ(setup.spec.studies, 5);
+  EXPECT_DOUBLE_EQ(setup.spec.self_trial.budget_multiplier, 3.0);
+  EXPECT_EQ(setup.spec.workloads, workload_suite("quick"));
+  EXPECT_FALSE(setup.spec.self_tuning);
+  EXPECT_EQ(setup.names, std::vector<std::string>{"adamw_mine"});
+  r.rulesets = std::vector<std::string>{"self"};
+  EXPECT_EQ(make_board_setup(r).spec.reruns, 0);  // reruns are external runs
+  r.budget_multiplier = 2.0;
+  EXPECT_DOUBLE_EQ(make_board_setup(r).spec.self_trial.budget_multiplier, 2.0);
+}
+
+TEST(BoardSetup, BadRequestsAreRefusedNamingTheCulprit) {
+  const std::vector<std::pair<std::function<void(BoardRequest&)>, std::string>> cases = {
+      {[](BoardRequest& r) { r.algorithms = {"adamw", "adamm"}; }, "adamm"},
+      {[](BoardRequest& r) { r.suite = "smal"; }, "smal"},
+      {[](BoardRequest& r) { r.rulesets = std::vector<std::string>{"internal"}; }, "internal"},
+      {[](BoardRequest& r) { r.rules = "v0.7"; }, "v0.7"},
+      {[](BoardRequest& r) { r.name = "mine"; }, "--name names one algorithm"},
+      {[](BoardRequest& r) { r.spaces = {"adamw"}; }, "--space 'adamw'"},
+      {[](BoardRequest& r) { r.spaces_dir = "/no/such/spaces"; }, "/no/such/spaces"},
+      {[](BoardRequest& r) { r.algorithms.clear(), r.against = {"/no/such/board.db"}; }, "-a"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    BoardRequest r;
+    r.algorithms = {"adamw", "nadamw"};
+    cases[i].first(r);
+    const std::string message = input_error_of([&] { make_board_setup(r); });
+    EXPECT_NE(message.find(cases[i].second), std::string::npos) << "case " << i << ": " << message;
+  }
+}
+
+TEST(BoardProgressLine, SaysDoneRunningStoppedElapsedAndTheEstimateSharedOverTheWorkers) {
+  BoardProgress p;
+  p.done = 120;
+  p.total = 2475;
+  p.running = 2;
+  p.stopped = 9;
+  p.remaining_trial_sec = 4 * 3600.0;
+  EXPECT_EQ(board_progress_line(p, 3720.0, 2),
+            "board: 120/2475 trials done (4.8%; 9 stopped by racing), 2 running; 1h02m elapsed; ETA 2h00m");
+  p.stopped = 0;
+  EXPECT_EQ(board_progress_line(p, 41.0, 0),
+            "board: 120/2475 trials done (4.8%), 2 running; 41s elapsed; ETA 4h00m");
+}
+
+}  // namespace
+}  // namespace pacer
