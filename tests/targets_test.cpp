@@ -1,7 +1,8 @@
-// pacer targets: AlgoPerf's target-setting procedure end to end on the synthetic workload (the
-// record's targets follow from its own runs by the documented rules; a second run resumes from
-// the store without new trials), its input errors, and the shipped target records agreeing with
-// the built-in workload specs.
+// pacer targets: AlgoPerf's target-setting procedure on the synthetic workload, in process through
+// set_targets (the record's targets follow from its own runs by the documented rules; a second
+// call resumes from the store without new trials; the summary says what the record says), then
+// the command end to end and its input errors, and the shipped target records agreeing with the
+// built-in workload specs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +11,10 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "store/study_store.h"
 #include "support/cli_runner.h"
+#include "tune/target_setting_run.h"
+#include "core/format.h"
 #include "workloads/registry.h"
 
 namespace {
@@ -19,20 +23,24 @@ using pacer::testing::CliFixture;
 using pacer::testing::read_file;
 namespace fs = std::filesystem;
 
-class TargetsCliTest : public CliFixture {
- protected:
-  std::string common() const {
-    return "targets -w synthetic_regression --algorithms nadamw,momentum --trials 2 --reruns 3 --step-hint 120 "
-           "--eval-every 10 --threads 1 -q --space-dir '" + std::string(PACER_SOURCE_DIR) + "/spaces' --store '" + dir_ +
-           "/targets.db' --out '" + dir_ + "/record.json'";
-  }
-};
+// In process (unit): set_targets itself; CliFixture only for its temporary folder.
+class TargetSettingRunTest : public CliFixture {};
+class TargetsCliTest : public CliFixture {};
 
-TEST_F(TargetsCliTest, TargetsFollowFromTheRerunsAndTheCommandResumes) {
-  auto r = pacer(common());
-  ASSERT_EQ(r.code, 0) << r.err << r.out;
-  EXPECT_NE(r.out.find("validation target:"), std::string::npos) << r.out;
-  const auto record = nlohmann::json::parse(read_file(dir_ + "/record.json"));
+TEST_F(TargetSettingRunTest, TargetsFollowFromTheRerunsAndASecondCallResumes) {
+  pacer::TargetSettingOptions options;
+  options.workload = "synthetic_regression";
+  options.algorithms = {"nadamw", "momentum"};
+  options.trials = 2;
+  options.reruns = 3;
+  options.step_hint = 120;
+  options.eval_every = 10;
+  options.space_dir = std::string(PACER_SOURCE_DIR) + "/spaces";
+  const pacer::TargetSetter setter(options);
+  pacer::StudyStore store(dir_ + "/targets.db");
+  const auto first = pacer::set_targets(setter, store, pacer::WorkerOptions{}, 1);
+  ASSERT_TRUE(first.has_value());
+  const nlohmann::json record = *first;
   EXPECT_EQ(record["workload"], "synthetic_regression");
   EXPECT_EQ(record["steps_per_run"], 90);  // 0.75 x 120
   ASSERT_EQ(record["search"].size(), 4u);  // 2 algorithms x 2 points
@@ -89,16 +97,39 @@ TEST_F(TargetsCliTest, TargetsFollowFromTheRerunsAndTheCommandResumes) {
   EXPECT_DOUBLE_EQ(record["budget_under_load_s"].get<double>(),
                    std::ceil(3.0 * record["median_time_to_target_s"].get<double>()));
 
-  // Same command again: everything is in the store, nothing re-runs, the same targets come out.
-  fs::remove(dir_ + "/record.json");
-  r = pacer(common());
-  ASSERT_EQ(r.code, 0) << r.err;
-  const auto again = nlohmann::json::parse(read_file(dir_ + "/record.json"));
+  // Again: everything is in the store, nothing re-runs, the same targets come out.
+  int64_t trials = 0;
+  for (const auto& study : store.studies()) trials += static_cast<int64_t>(store.trials(study.id).size());
+  EXPECT_EQ(trials, 4 + 3);
+  const auto second = pacer::set_targets(setter, store, pacer::WorkerOptions{}, 1);
+  ASSERT_TRUE(second.has_value());
+  const nlohmann::json again = *second;
   EXPECT_EQ(again["validation_target"], record["validation_target"]);
   EXPECT_EQ(again["search"], record["search"]);
-  r = pacer("study list '" + dir_ + "/targets.db' --json");
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out).size(), 3u);  // two search studies and one re-run study
+  EXPECT_EQ(store.studies().size(), 3u);  // two search studies and one re-run study
+
+  const std::string summary = pacer::target_summary(*first, options, "r.json");
+  EXPECT_NE(summary.find("workload:           synthetic_regression (loss, lower is better)\n"), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("validation target:  " +
+                         pacer::format_double("%.4g", record["validation_target"].get<double>()) + "\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("x median steps to target"), std::string::npos) << summary;  // the timing run's basis
+  EXPECT_NE(summary.find("record:             r.json\n"), std::string::npos) << summary;
+}
+
+// The command: the procedure, the summary on stdout, the record at --out.
+TEST_F(TargetsCliTest, TheCommandWritesTheRecordAndPrintsItsSummary) {
+  const auto r = pacer("targets -w synthetic_regression --algorithms momentum --trials 1 --reruns 2 --step-hint 120 "
+                       "--eval-every 10 --timing-steps 0 --threads 1 -q --space-dir '" + std::string(PACER_SOURCE_DIR) +
+                       "/spaces' --store '" + dir_ + "/targets.db' --out '" + dir_ + "/record.json'");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("validation target:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x median time to target"), std::string::npos) << r.out;  // no timing run
+  const auto record = nlohmann::json::parse(read_file(dir_ + "/record.json"));
+  EXPECT_EQ(record["reruns"].size(), 2u);
+  EXPECT_NE(r.out.find("record:             " + dir_ + "/record.json"), std::string::npos) << r.out;
 }
 
 TEST_F(TargetsCliTest, BadInputIsRefusedBeforeAnyRun) {
