@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "store/postgres_store_database.h"
 #include "store/store_database.h"
+#include "store/study_selection.h"
 #include "store/study_store.h"
 #include "support/postgres_server.h"
 #include "tune/study_summary.h"
@@ -531,6 +532,46 @@ std::vector<StudySnapshot> varied_studies(StudyStore& store) {
   store.release_trial(t4->id, owner, "interrupted (Ctrl-C)");
   (void)t3;
   return {store.snapshot(studies[0].id)};
+}
+
+class StudySelectionTest : public StoreFixture {};
+
+// `pacer study show|export|delete|copy STUDY`: an id, a full name, or a prefix ending at a '/'.
+TEST_F(StudySelectionTest, ByIdFullNameOrAPrefixAtASlashAndCopiedWithEveryTrial) {
+  StudyStore store(path_);
+  StudyDefinition other = definition(1, 2, "sweep-b");
+  other.experiment = "expert";  // "exp" is a prefix of its name, but not at a '/'
+  const auto studies = store.ensure_studies({definition(1, 3), definition(2, 3), other}, factory());
+  const auto all = store.studies();
+  auto names = [](const std::vector<StudyRecord>& chosen) {
+    std::vector<std::string> out;
+    for (const auto& s : chosen) out.push_back(s.name());
+    return out;
+  };
+  EXPECT_EQ(select_studies(all, "").size(), 3u);
+  EXPECT_EQ(names(select_studies(all, std::to_string(studies[1].id))), std::vector<std::string>{studies[1].name()});
+  EXPECT_EQ(names(select_studies(all, "exp/synthetic_regression/study_2")),
+            std::vector<std::string>{"exp/synthetic_regression/study_2"});
+  EXPECT_EQ(select_studies(all, "exp").size(), 2u);
+  EXPECT_EQ(select_studies(all, "exp/synthetic_regression").size(), 2u);
+  EXPECT_EQ(select_studies(all, "expert").size(), 1u);
+  try {
+    select_studies(all, "ex");
+    ADD_FAILURE() << "a prefix that ends inside a name selected something";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no study matches 'ex' (studies: exp/synthetic_regression/study_1"),
+              std::string::npos)
+        << e.what();
+  }
+  const StudyCopy copied = copy_studies(store, select_studies(all, "exp"), dir_ + "/copy/to.db");
+  EXPECT_EQ(copied.studies, 2u);
+  EXPECT_EQ(copied.trials, 6u);
+  EXPECT_EQ(copied.evals, 0u);
+  StudyStore to(dir_ + "/copy/to.db");
+  EXPECT_EQ(names(to.studies()), names(select_studies(all, "exp")));
+  // Copying them again is refused as a whole: nothing is added.
+  EXPECT_THROW(copy_studies(store, all, dir_ + "/copy/to.db"), InputError);
+  EXPECT_EQ(to.studies().size(), 2u);
 }
 
 class StudyCopyTest : public StoreFixture {};

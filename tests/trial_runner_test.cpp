@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "models/mlp.h"
 #include "train/trial_runner.h"
+#include "train/trial_summary.h"
 
 namespace pacer {
 namespace {
@@ -293,6 +294,54 @@ TEST(TrialRunner, WritesTheReferenceLayout) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << "leftover " << entry.path();
   }
+}
+
+// What `pacer run` prints: a reached trial with a cpu clock and a noise scale, then a trial that
+// reached nothing and saved nothing.
+TEST(TrialSummary, SaysTheOutcomeTheTargetTheTimesTheBudgetAndWhereTheResultsAre) {
+  WorkloadSpec spec;
+  spec.target_metric = "accuracy";
+  spec.validation_target = 0.85;
+  TrialResult r;
+  r.status = TrialStatus::reached;
+  r.stop_reason = StopReason::targets_reached;
+  r.time_to_target = 2.0349;
+  r.steps_to_target = 600;
+  r.best_validation = 0.86123;
+  r.best_validation_step = 700;
+  r.steps = 700;
+  r.accumulated_submission_time = 2.5;
+  r.accumulated_eval_time = 0.75;
+  r.time_budget = 10.5;
+  r.clock = "cpu";
+  EvalRecord last;
+  last.step = 700;
+  last.metrics["train/noise_scale"] = 812.34;
+  r.evals.push_back(last);
+  const std::string text = trial_summary(r, spec, "runs/x");
+  EXPECT_EQ(text,
+            "status:              reached (" + std::string(to_string(StopReason::targets_reached)) + ")\n"
+            "validation target:   accuracy >= 0.85\n"
+            "time to target:      2.035 s\n"
+            "steps to target:     600\n"
+            "test time to target: not reached\n"
+            "best validation:     0.8612 at step 700\n"
+            "steps:               700 in 2.50 s of submission time (cpu clock) (budget 10.5 s), 0.75 s of evals\n"
+            "noise scale B_simple: 812.3 (smoothed, at step 700)\n"
+            "results:             runs/x/trial.json\n");
+  TrialResult missed;
+  missed.status = TrialStatus::not_reached;
+  missed.stop_reason = StopReason::budget;
+  missed.message = "out of time";
+  spec.higher_is_better = false;
+  spec.target_metric = "loss";
+  const std::string other = trial_summary(missed, spec, "");
+  EXPECT_NE(other.find("message:             out of time\n"), std::string::npos) << other;
+  EXPECT_NE(other.find("validation target:   loss <= 0.85\n"), std::string::npos) << other;
+  EXPECT_NE(other.find("time to target:      not reached\n"), std::string::npos) << other;
+  EXPECT_EQ(other.find("best validation"), std::string::npos) << other;
+  EXPECT_EQ(other.find("(wall clock)"), std::string::npos) << other;
+  EXPECT_NE(other.find("results:             not saved"), std::string::npos) << other;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ TORCH_FREE_HEADERS = {
     "algorithms/registry.h", "algorithms/runner_state.h", "train/trial_result.h", "train/trial_writer.h",
     "train/trial_spec.h", "train/stop_reason.h", "train/stop_rule.h", "train/trial_observer.h",
     "train/eval_schedule.h", "train/noise_scale.h", "train/progress_observer.h", "workloads/workload_options.h",
+    "train/trial_summary.h",
     "probe/throughput_verdict.h", "probe/stability_verdict.h", "probe/memory_meter.h", "probe/throughput_probe.h",
     "probe/stability_probe.h", "probe/probe_page.h", "algorithms/python_submission_loader.h",
     "workloads/training_set_size.h", "dist/combiner_names.h", "dist/rendezvous.h",

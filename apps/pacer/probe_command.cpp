@@ -41,6 +41,79 @@ struct ProbeArgs {
   int64_t batch_size = 0;
 };
 
+// --stability: the learning-rate sweep, warmup and clipping runs; stability.json/.html.
+int run_stability(const ProbeArgs& a, const std::string& algorithm, const Hyperparameters& hparams,
+                  const WorkloadOptions& workload_options, Progress& progress) {
+  StabilityProbeOptions o;
+  o.learning_rates = a.learning_rates;
+  o.lr_min = a.lr_min, o.lr_max = a.lr_max, o.factor = a.lr_factor;
+  if (a.steps > 0) o.steps = a.steps;
+  o.warmup_steps = a.warmups;
+  o.test_clipping = !a.no_clipping;
+  if (a.batch_size > 0) o.batch_size = a.batch_size;
+  o.device = a.device, o.data_dir = a.data_dir, o.seed = a.seed;
+  o.hparams = hparams;
+  o.workload_options = workload_options;
+  o.progress = &progress;
+  const StabilityProbeReport report = run_stability_probe(a.workload, algorithm, o);
+  std::fputs(format_stability_probe(report).c_str(), stdout);
+  write_stability_probe(report, a.out);
+  std::printf("wrote %s/stability.json and %s/stability.html\n", a.out.c_str(), a.out.c_str());
+  return 0;
+}
+
+// The batch-size probe: time per step, throughput, memory per batch size; probe.json/.html.
+int run_throughput(const ProbeArgs& a, const std::string& algorithm, const Hyperparameters& hparams,
+                   const WorkloadOptions& workload_options, ClockKind clock, Progress& progress) {
+  ThroughputProbeOptions o;
+  o.batch_sizes = a.batch_sizes;
+  o.min_batch_size = a.min_batch_size, o.max_batch_size = a.max_batch_size;
+  o.warmup_steps = a.warmup_steps;
+  if (a.steps > 0) o.measure_steps = static_cast<int>(a.steps);
+  o.max_seconds = a.seconds;
+  if (!a.memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a.memory_limit);
+  o.device = a.device, o.data_dir = a.data_dir, o.seed = a.seed;
+  o.clock = clock;
+  o.hparams = hparams;
+  o.workload_options = workload_options;
+  o.progress = &progress;
+  const ThroughputProbeReport report = run_throughput_probe(a.workload, algorithm, o);
+  std::fputs(format_throughput_probe(report).c_str(), stdout);
+  write_throughput_probe(report, a.out);
+  std::printf("wrote %s/probe.json and %s/probe.html\n", a.out.c_str(), a.out.c_str());
+  return 0;
+}
+
+int run_probe(const ProbeArgs& a) {
+  const std::string algorithm = resolve_algorithm(a.algorithm);
+  std::vector<std::string> warnings;
+  Hyperparameters hparams = a.hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a.hparams_file, &warnings);
+  for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+  for (const auto& assignment : a.assignments) {
+    auto [name, value] = Hyperparameters::parse_assignment(assignment);
+    hparams.set(name, value);
+  }
+  const WorkloadOptions workload_options = parse_workload_options(a.workload_options);
+  resolve_device(a.device);  // a bad device is an input error before any work
+  set_num_threads(a.threads);
+  Progress progress(a.quiet ? Progress::Mode::quiet : Progress::auto_detect());
+  // Before any work: an unwritable --out, or one holding an earlier probe's result.
+  prepare_output_folder(a.out, "--out",
+                        a.stability ? std::vector<std::string>{"stability.json", "stability.html"}
+                                    : std::vector<std::string>{"probe.json", "probe.html"},
+                        a.overwrite);
+  for (int64_t w : a.warmups) {
+    if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
+  }
+  const ClockKind clock = parse_clock_option(a.clock);
+  if (a.stability && clock != ClockKind::wall) {
+    // Its runs are measured in steps: a clock there would be accepted and silently unused.
+    throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
+  }
+  return a.stability ? run_stability(a, algorithm, hparams, workload_options, progress)
+                     : run_throughput(a, algorithm, hparams, workload_options, clock, progress);
+}
+
 }  // namespace
 
 Action add_probe_command(CLI::App& app) {
@@ -94,69 +167,7 @@ Action add_probe_command(CLI::App& app) {
   stable->add_option("--batch-size", a->batch_size, "Batch size of the stability runs (default: the algorithm's)")
       ->check(positive_number());
 
-  return [a]() -> int {
-    const std::string algorithm = resolve_algorithm(a->algorithm);
-    std::vector<std::string> warnings;
-    Hyperparameters hparams = a->hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a->hparams_file, &warnings);
-    for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-    for (const auto& assignment : a->assignments) {
-      auto [name, value] = Hyperparameters::parse_assignment(assignment);
-      hparams.set(name, value);
-    }
-    const WorkloadOptions workload_options = parse_workload_options(a->workload_options);
-    resolve_device(a->device);  // a bad device is an input error before any work
-    set_num_threads(a->threads);
-    Progress progress(a->quiet ? Progress::Mode::quiet : Progress::auto_detect());
-
-    // Before any work: an unwritable --out, or one holding an earlier probe's result.
-    prepare_output_folder(a->out, "--out",
-                          a->stability ? std::vector<std::string>{"stability.json", "stability.html"}
-                                       : std::vector<std::string>{"probe.json", "probe.html"},
-                          a->overwrite);
-    for (int64_t w : a->warmups) {
-      if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
-    }
-    const ClockKind clock = parse_clock_option(a->clock);
-    if (a->stability && clock != ClockKind::wall) {
-      // Its runs are measured in steps: a clock there would be accepted and silently unused.
-      throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
-    }
-    if (a->stability) {
-      StabilityProbeOptions o;
-      o.learning_rates = a->learning_rates;
-      o.lr_min = a->lr_min, o.lr_max = a->lr_max, o.factor = a->lr_factor;
-      if (a->steps > 0) o.steps = a->steps;
-      o.warmup_steps = a->warmups;
-      o.test_clipping = !a->no_clipping;
-      if (a->batch_size > 0) o.batch_size = a->batch_size;
-      o.device = a->device, o.data_dir = a->data_dir, o.seed = a->seed;
-      o.hparams = hparams;
-      o.workload_options = workload_options;
-      o.progress = &progress;
-      const StabilityProbeReport report = run_stability_probe(a->workload, algorithm, o);
-      std::fputs(format_stability_probe(report).c_str(), stdout);
-      write_stability_probe(report, a->out);
-      std::printf("wrote %s/stability.json and %s/stability.html\n", a->out.c_str(), a->out.c_str());
-      return 0;
-    }
-    ThroughputProbeOptions o;
-    o.batch_sizes = a->batch_sizes;
-    o.min_batch_size = a->min_batch_size, o.max_batch_size = a->max_batch_size;
-    o.warmup_steps = a->warmup_steps;
-    if (a->steps > 0) o.measure_steps = static_cast<int>(a->steps);
-    o.max_seconds = a->seconds;
-    if (!a->memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a->memory_limit);
-    o.device = a->device, o.data_dir = a->data_dir, o.seed = a->seed;
-    o.clock = clock;
-    o.hparams = hparams;
-    o.workload_options = workload_options;
-    o.progress = &progress;
-    const ThroughputProbeReport report = run_throughput_probe(a->workload, algorithm, o);
-    std::fputs(format_throughput_probe(report).c_str(), stdout);
-    write_throughput_probe(report, a->out);
-    std::printf("wrote %s/probe.json and %s/probe.html\n", a->out.c_str(), a->out.c_str());
-    return 0;
-  };
+  return [a]() -> int { return run_probe(*a); };
 }
 
 }  // namespace pacer::cli

@@ -1,5 +1,4 @@
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "dist/dist_environment.h"
 #include "runtime/torch_runtime.h"
 #include "train/trial_runner.h"
+#include "train/trial_summary.h"
 #include "train/trial_writer.h"
 #include "tune/ruleset.h"
 #include "workloads/registry.h"
@@ -37,12 +37,75 @@ struct RunArgs {
   bool resume = false, keep_best = false, overwrite = false;
 };
 
+// The exit status of a trial: 130 interrupted, 2 when the submission's own code raised, 1 failed.
+// Rank 0 prints the summary; the other ranks say how they ended.
+int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::string& out, int rank) {
+  const bool interrupted = r.interrupted();
+  if (rank != 0) {
+    if (r.status == TrialStatus::failed && !interrupted) {
+      std::fprintf(stderr, "rank %d: failed (%s): %s\n", rank, to_string(r.stop_reason), r.message.c_str());
+      return 1;
+    }
+    std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", rank,
+                static_cast<long long>(r.steps), to_string(r.stop_reason));
+    return interrupted ? 130 : 0;
+  }
+  std::fputs(trial_summary(r, spec, out).c_str(), stdout);
+  if (interrupted) {
+    std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
+                 static_cast<long long>(r.steps));
+    return 130;
+  }
+  if (r.submission_error) {  // the submission's own code: exit 2, as for any bad input
+    std::fprintf(stderr, "pacer: error: %s\n", r.message.c_str());
+    return 2;
+  }
+  return r.status == TrialStatus::failed ? 1 : 0;
+}
 
-std::string describe(const std::optional<double>& v, const char* unit) {
-  if (!v) return "not reached";
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.3f%s", *v, unit);
-  return buffer;
+int run_one_trial(RunArgs& a) {
+  // Unknown names or options: InputError listing valid ones.
+  auto workload = create_workload(a.workload, parse_workload_options(a.trial->workload_options));
+  auto algorithm = create_algorithm(resolve_algorithm(a.algorithm));  // a name or a plugin library
+  const std::optional<Hyperparameters> hparams = point_from_options(a.self_tuning, a.hparams_file, a.assignments);
+  // Processes come from the launcher's environment; virtual workers and the combiner from the
+  // options; run_trial assembles the plan from both.
+  const DistEnvironment env = DistEnvironment::from_environment();
+  set_num_threads(a.threads, env.local_world_size);  // the ranks on this machine share its CPUs
+  TrialOptions options;
+  a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
+  // The self-tuning budget multiplier is the rules preset's, as in tune and board.
+  const RulesPreset& rules = rules_preset(a.rules.empty() ? default_rules_name() : a.rules);
+  if (!a.rules.empty() && !a.self_tuning) {
+    std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
+                         "--self-tuning it changes nothing\n");
+  }
+  options.spec = a.trial->resolved(a.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);
+  if (env.world_size > 1)  // launched as one rank of several
+    options.communicator =
+        make_process_communicator(env, a.dist_backend, a.dist_timeout, resolve_device(options.spec.device).is_cuda());
+  const bool lead = env.rank == 0;
+  FolderLock out_lock;  // held to the end: a second command writing --out is refused
+  if (lead && !a.out.empty()) {  // before any work: never mix with, or silently replace, earlier results
+    if (a.overwrite && a.resume) throw InputError("--overwrite and --resume: give one of them");
+    out_lock = prepare_result_folder(a.out, a.resume      ? ExistingResults::resume
+                                            : a.overwrite ? ExistingResults::overwrite
+                                                          : ExistingResults::refuse);
+  }
+  Progress progress(a.quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
+  options.seed = a.seed;
+  options.out_dir = a.out;
+  std::tie(options.checkpoint_every_steps, options.checkpoint_every_sec) = parse_checkpoint_every(a.checkpoint_every);
+  options.resume = a.resume;
+  options.keep_best = a.keep_best;
+  options.progress = &progress;
+  progress.log("pacer run: " + a.workload + " x " + a.algorithm + ", seed " + std::to_string(a.seed) +
+               (a.out.empty() ? "" : ", writing to " + a.out));
+  // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
+  // rank together, and write what was measured. Second: the default action.
+  options.stop_requested = &install_interrupt_handler();
+  const TrialResult r = run_trial(*workload, *algorithm, hparams, options);
+  return report_trial(r, workload->spec(), a.out, env.rank);
 }
 
 }  // namespace
@@ -87,101 +150,7 @@ Action add_run_command(CLI::App& app) {
                "Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric");
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
 
-  return [a]() -> int {
-    // Unknown names or options: InputError listing valid ones.
-    auto workload = create_workload(a->workload, parse_workload_options(a->trial->workload_options));
-    auto algorithm = create_algorithm(resolve_algorithm(a->algorithm));  // a name or a plugin library
-    const std::optional<Hyperparameters> hparams = point_from_options(a->self_tuning, a->hparams_file, a->assignments);
-    // Processes come from the launcher's environment; virtual workers and the combiner from the
-    // options; run_trial assembles the plan from both.
-    const DistEnvironment env = DistEnvironment::from_environment();
-    set_num_threads(a->threads, env.local_world_size);  // the ranks on this machine share its CPUs
-    TrialOptions options;
-    a->trial->spec.data_parallel.combine_deltas = a->adasum_mode == "delta";
-    // The self-tuning budget multiplier is the rules preset's, as in tune and board.
-    const RulesPreset& rules = rules_preset(a->rules.empty() ? default_rules_name() : a->rules);
-    if (!a->rules.empty() && !a->self_tuning) {
-      std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
-                           "--self-tuning it changes nothing\n");
-    }
-    options.spec = a->trial->resolved(a->self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);
-    if (env.world_size > 1) {
-      const c10::Device device = resolve_device(options.spec.device);
-      C10dOptions c10d;
-      c10d.backend = a->dist_backend == "auto" ? (device.is_cuda() ? "nccl" : "gloo") : a->dist_backend;
-      c10d.timeout = std::chrono::milliseconds(static_cast<int64_t>(a->dist_timeout * 1000.0));
-      options.communicator = std::make_shared<C10dCommunicator>(env, c10d);
-    }
-    const bool lead = env.rank == 0;
-    FolderLock out_lock;  // held to the end: a second command writing --out is refused
-    if (lead && !a->out.empty()) {  // before any work: never mix with, or silently replace, earlier results
-      if (a->overwrite && a->resume) throw InputError("--overwrite and --resume: give one of them");
-      out_lock = prepare_result_folder(a->out, a->resume      ? ExistingResults::resume
-                                    : a->overwrite ? ExistingResults::overwrite
-                                                   : ExistingResults::refuse);
-    }
-
-    Progress progress(a->quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
-    options.seed = a->seed;
-    options.out_dir = a->out;
-    std::tie(options.checkpoint_every_steps, options.checkpoint_every_sec) = parse_checkpoint_every(a->checkpoint_every);
-    options.resume = a->resume;
-    options.keep_best = a->keep_best;
-    options.progress = &progress;
-    progress.log("pacer run: " + a->workload + " x " + a->algorithm + ", seed " + std::to_string(a->seed) +
-                 (a->out.empty() ? "" : ", writing to " + a->out));
-    // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
-    // rank together, and write what was measured. Second: the default action.
-    options.stop_requested = &install_interrupt_handler();
-    TrialResult r = run_trial(*workload, *algorithm, hparams, options);
-    const bool interrupted = r.interrupted();
-    if (!lead) {  // rank 0 reports; the others say how they ended
-      if (r.status == TrialStatus::failed && !interrupted) {
-        std::fprintf(stderr, "rank %d: failed (%s): %s\n", env.rank, to_string(r.stop_reason), r.message.c_str());
-        return 1;
-      }
-      std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", env.rank,
-                  static_cast<long long>(r.steps), to_string(r.stop_reason));
-      return interrupted ? 130 : 0;
-    }
-
-    const auto& spec = workload->spec();
-    std::printf("status:              %s (%s)\n", to_string(r.status), to_string(r.stop_reason));
-    if (!r.message.empty()) std::printf("message:             %s\n", r.message.c_str());
-    std::printf("validation target:   %s %s %g\n", spec.target_metric.c_str(), spec.higher_is_better ? ">=" : "<=",
-                spec.validation_target);
-    std::printf("time to target:      %s\n", describe(r.time_to_target, " s").c_str());
-    std::printf("steps to target:     %s\n",
-                r.steps_to_target ? std::to_string(*r.steps_to_target).c_str() : "not reached");
-    std::printf("test time to target: %s\n", describe(r.test_time_to_target, " s").c_str());
-    if (r.best_validation) {
-      std::printf("best validation:     %.4f at step %lld\n", *r.best_validation,
-                  static_cast<long long>(r.best_validation_step));
-    }
-    // %g: a 10.5 s budget is not "10 s"; the clock only when it is not the usual wall clock.
-    std::printf("steps:               %lld in %.2f s of submission time%s (budget %g s), %.2f s of evals\n",
-                static_cast<long long>(r.steps), r.accumulated_submission_time,
-                r.clock == "wall" ? "" : (" (" + r.clock + " clock)").c_str(), r.time_budget, r.accumulated_eval_time);
-    if (a->trial->spec.noise_scale_shards > 0 && !r.evals.empty()) {
-      const auto& m = r.evals.back().metrics;
-      if (auto it = m.find("train/noise_scale"); it != m.end()) {
-        std::printf("noise scale B_simple: %.1f (smoothed, at step %lld)\n", it->second,
-                    static_cast<long long>(r.evals.back().step));
-      }
-    }
-    if (!a->out.empty()) std::printf("results:             %s/trial.json\n", a->out.c_str());
-    else std::printf("results:             not saved (give --out DIR to keep the logs and trial.json)\n");
-    if (interrupted) {
-      std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
-                   static_cast<long long>(r.steps));
-      return 130;
-    }
-    if (r.submission_error) {  // the submission's own code: exit 2, as for any bad input
-      std::fprintf(stderr, "pacer: error: %s\n", r.message.c_str());
-      return 2;
-    }
-    return r.status == TrialStatus::failed ? 1 : 0;
-  };
+  return [a]() -> int { return run_one_trial(*a); };
 }
 
 }  // namespace pacer::cli

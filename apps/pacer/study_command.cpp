@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/output_folder.h"
 #include "store/store_database.h"
+#include "store/study_selection.h"
 #include "store/study_store.h"
 #include "tune/study_summary.h"
 
@@ -28,33 +29,44 @@ StudyStore open_existing(const std::string& path) {
   return StudyStore(path, options);
 }
 
-// STUDY: an id, a full name (experiment/workload/study_k) or a prefix of names
-// ("nadamw", "nadamw/fmnist_mlp").
 // An empty selector given on the command line (an unset shell variable) is refused: it would
 // select every study, and `delete` would delete them all.
-std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector,
-                                        const CLI::Option* given) {
+std::vector<StudyRecord> selected(const StudyStore& store, const std::string& selector, const CLI::Option* given) {
   if (given && given->count() > 0 && selector.find_first_not_of(" \t\n") == std::string::npos) {
     throw InputError("the study selector is empty (an unset shell variable?); name a study, or leave it out "
                      "to mean every study where the command allows it");
   }
-  if (selector.empty()) return all;
-  std::vector<StudyRecord> chosen;
-  const bool numeric = selector.find_first_not_of("0123456789") == std::string::npos;
-  for (const auto& s : all) {
-    const std::string name = s.name();
-    if ((numeric && std::to_string(s.id) == selector) || name == selector ||
-        name.rfind(selector + "/", 0) == 0) {
-      chosen.push_back(s);
-    }
+  return select_studies(store.studies(), selector);
+}
+
+int delete_selected(StudyStore& store, const StudyArgs& a, const CLI::Option* given) {
+  std::vector<int64_t> ids;
+  std::string names;
+  for (const auto& s : selected(store, a.study, given)) {
+    ids.push_back(s.id);
+    names += (names.empty() ? "" : ", ") + s.name();
   }
-  if (chosen.empty()) {
-    std::string names;
-    for (size_t i = 0; i < all.size() && i < 12; ++i) names += (i ? ", " : "") + all[i].name();
-    throw InputError("no study matches '" + selector + "' (studies: " + (names.empty() ? "none" : names) +
-                     (all.size() > 12 ? ", ..." : "") + ")");
+  if (!a.yes) {
+    throw InputError("would delete " + std::to_string(ids.size()) + " studies (" + names +
+                     ") with their trials and evals; give --yes to delete them");
   }
-  return chosen;
+  const int64_t trials = store.delete_studies(ids, a.force);
+  std::printf("deleted %zu studies (%s) and their %lld trials from %s\n", ids.size(), names.c_str(),
+              static_cast<long long>(trials), store.path().c_str());
+  return 0;
+}
+
+// export: CSV (or JSON) on stdout or, atomically, to --out.
+int export_selected(const std::vector<SweepSummary>& sweeps, const StudyArgs& a) {
+  if (!a.out.empty()) check_output_file(a.out, "--out");
+  const std::string text = a.json ? sweeps_json_text(sweeps) : trials_csv_text(sweeps);
+  if (a.out.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    write_file_atomic(a.out, text);
+    std::fprintf(stderr, "wrote %s\n", a.out.c_str());
+  }
+  return 0;
 }
 
 }  // namespace
@@ -88,52 +100,15 @@ Action add_study_command(CLI::App& app) {
   return [a, list, show, exporter, remove, copy, show_study, export_study, remove_study, copy_study]() -> int {
     StudyStore store = open_existing(a->store);
     if (copy->parsed()) {
-      const auto chosen = select_studies(store.studies(), a->study, copy_study);
-      std::vector<StudySnapshot> snapshots;
-      size_t trials = 0, evals = 0;
-      for (const auto& s : chosen) {
-        snapshots.push_back(store.snapshot(s.id));
-        trials += snapshots.back().trials.size();
-        for (const auto& e : snapshots.back().evals) evals += e.size();
-      }
-      make_store_folder(a->destination);
-      StudyStore destination(a->destination);
-      destination.import_studies(snapshots);  // one transaction: all of them or none
-      std::printf("copied %zu studies (%zu trials, %zu evals) from %s to %s\n", snapshots.size(), trials, evals,
-                  store.path().c_str(), destination.path().c_str());
+      const StudyCopy c = copy_studies(store, selected(store, a->study, copy_study), a->destination);
+      std::printf("copied %zu studies (%zu trials, %zu evals) from %s to %s\n", c.studies, c.trials, c.evals,
+                  store.path().c_str(), c.destination.c_str());
       return 0;
     }
-    if (remove->parsed()) {
-      const auto chosen = select_studies(store.studies(), a->study, remove_study);
-      std::vector<int64_t> ids;
-      std::string names;
-      for (const auto& s : chosen) {
-        ids.push_back(s.id);
-        names += (names.empty() ? "" : ", ") + s.name();
-      }
-      if (!a->yes) {
-        throw InputError("would delete " + std::to_string(ids.size()) + " studies (" + names +
-                         ") with their trials and evals; give --yes to delete them");
-      }
-      const int64_t trials = store.delete_studies(ids, a->force);
-      std::printf("deleted %zu studies (%s) and their %lld trials from %s\n", ids.size(), names.c_str(),
-                  static_cast<long long>(trials), store.path().c_str());
-      return 0;
-    }
-    const auto studies = select_studies(store.studies(), a->study,
-                                        show->parsed() ? show_study : exporter->parsed() ? export_study : nullptr);
+    if (remove->parsed()) return delete_selected(store, *a, remove_study);
+    const auto studies = selected(store, a->study, show->parsed() ? show_study : exporter->parsed() ? export_study : nullptr);
     const auto sweeps = summarize_studies(store, studies);
-    if (exporter->parsed()) {
-      if (!a->out.empty()) check_output_file(a->out, "--out");
-      const std::string text = a->json ? sweeps_json_text(sweeps) : trials_csv_text(sweeps);
-      if (a->out.empty()) {
-        std::fputs(text.c_str(), stdout);
-      } else {
-        write_file_atomic(a->out, text);
-        std::fprintf(stderr, "wrote %s\n", a->out.c_str());
-      }
-      return 0;
-    }
+    if (exporter->parsed()) return export_selected(sweeps, *a);
     if (a->json) {
       std::fputs(sweeps_json_text(sweeps).c_str(), stdout);
       return 0;

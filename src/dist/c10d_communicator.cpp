@@ -200,4 +200,13 @@ void C10dCommunicator::barrier() {
   wait_for(post([&] { return group_->barrier(); }, "barrier", rank_), "barrier", rank_, options_.timeout);
 }
 
+std::shared_ptr<Communicator> make_process_communicator(const DistEnvironment& env, const std::string& backend,
+                                                        double timeout_sec, bool cuda_device) {
+  if (env.world_size <= 1) return nullptr;
+  C10dOptions options;
+  options.backend = backend == "auto" ? (cuda_device ? "nccl" : "gloo") : backend;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_sec * 1000.0));
+  return std::make_shared<C10dCommunicator>(env, options);
+}
+
 }  // namespace pacer

@@ -47,4 +47,9 @@ class C10dCommunicator : public Communicator {
   std::unique_ptr<Group> group_;
 };
 
+// The communicator of a process that a launcher started as one rank of several, or nullptr when
+// `env` says this process runs alone. backend "auto": NCCL when the trial runs on CUDA, else Gloo.
+std::shared_ptr<Communicator> make_process_communicator(const DistEnvironment& env, const std::string& backend,
+                                                        double timeout_sec, bool cuda_device);
+
 }  // namespace pacer
