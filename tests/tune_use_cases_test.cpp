@@ -194,8 +194,15 @@ TEST(StoreOverheadLine, SaysWhatTheStoreCostAgainstTheTrialsAndNothingWithoutTri
             "store overhead: 40 calls, 10.0 ms in total, 0.050% of 20.0 s of trials (39 evals recorded)\n");
 }
 
-TEST(BoardSetup, ByDefaultEveryBuiltInThroughTheBoardSuiteSelfExternalAndOneRerun) {
+// The shipped spaces, wherever the test runs from (CTest runs it in the build tree).
+BoardRequest board_request() {
   BoardRequest r;
+  r.spaces_dir = std::string(PACER_SOURCE_DIR) + "/spaces";
+  return r;
+}
+
+TEST(BoardSetup, ByDefaultEveryBuiltInThroughTheBoardSuiteSelfExternalAndOneRerun) {
+  BoardRequest r = board_request();
   BoardSetup setup = make_board_setup(r);
   EXPECT_EQ(setup.spec.algorithms, algorithm_names());
   EXPECT_EQ(setup.names, algorithm_names());
@@ -238,7 +245,7 @@ TEST(BoardSetup, BadRequestsAreRefusedNamingTheCulprit) {
       {[](BoardRequest& r) { r.algorithms.clear(), r.against = {"/no/such/board.db"}; }, "-a"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    BoardRequest r;
+    BoardRequest r = board_request();
     r.algorithms = {"adamw", "nadamw"};
     cases[i].first(r);
     const std::string message = input_error_of([&] { make_board_setup(r); });

@@ -1,0 +1,70 @@
+#include "algorithms/algorithm_catalog.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "algorithms/plugin_loader.h"
+#include "algorithms/python_submission_loader.h"
+
+namespace pacer {
+namespace {
+
+nlohmann::ordered_json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
+
+}  // namespace
+
+std::vector<AlgorithmInfo> named_algorithm_infos(const std::vector<std::string>& values) {
+  if (values.empty()) return algorithm_infos();
+  std::vector<std::string> names;  // a library may define several
+  for (const auto& value : values) {
+    if (is_plugin_reference(value) && value.find(".so:") == std::string::npos && !is_python_submission(value)) {
+      const LoadedPlugin& plugin = load_algorithm_plugin(value);
+      names.insert(names.end(), plugin.algorithms.begin(), plugin.algorithms.end());
+    } else {
+      names.push_back(resolve_algorithm(value));
+    }
+  }
+  std::vector<AlgorithmInfo> infos;
+  for (const auto& name : names) infos.push_back(algorithm_info(name));
+  return infos;
+}
+
+std::string algorithm_catalog_text(const std::vector<AlgorithmInfo>& infos) {
+  std::ostringstream s;
+  s << "Algorithms\n";
+  for (const auto& info : infos) {
+    const LoadedPlugin* plugin = plugin_of(info.name);
+    s << "  " << info.name << std::string(info.name.size() < 10 ? 10 - info.name.size() : 0, ' ') << " "
+      << info.description << (plugin ? " [plugin " + plugin->path + "]" : "") << "\n";
+    for (const auto& hp : info.hyperparameters) {
+      s << "      " << hp.name << " = ";
+      if (hp.default_value) s << *hp.default_value; else s << "(required)";
+      s << "  in " << hp.range_text() << "  " << hp.description << "\n";
+    }
+  }
+  return s.str();
+}
+
+nlohmann::ordered_json algorithm_catalog_json(const std::vector<AlgorithmInfo>& infos) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& info : infos) {
+    nlohmann::ordered_json j{{"name", info.name}, {"description", info.description}};
+    const LoadedPlugin* plugin = plugin_of(info.name);
+    j["plugin"] = plugin ? nlohmann::ordered_json(plugin->path) : nlohmann::ordered_json();
+    auto hps = nlohmann::ordered_json::array();
+    for (const auto& hp : info.hyperparameters) {
+      hps.push_back({{"name", hp.name},
+                     {"default", hp.default_value ? nlohmann::ordered_json(*hp.default_value) : nlohmann::ordered_json()},
+                     {"min", finite_or_null(hp.min)},
+                     {"max", finite_or_null(hp.max)},
+                     {"min_excluded", hp.min_excluded},
+                     {"max_excluded", hp.max_excluded},
+                     {"description", hp.description}});
+    }
+    j["hyperparameters"] = hps;
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace pacer
