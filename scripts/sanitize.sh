@@ -52,17 +52,16 @@ run_suite "$asan_build"
 echo "sanitize: address,undefined: built in ${built} s, whole suite clean in $(seconds "$start") s"
 unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 
-# 2. ThreadSanitizer: the tests with threads of Pacer's own: the store's concurrent writers and
-# leases, the tuning worker's heartbeat thread (tune_cli_test: workers, kill -9, Ctrl-C), the
-# prefetching batch stream, virtual workers on in-process communicators (adasum_test, and the
-# trial loop's FrameworkCombining). Not the multi-process Gloo tests: their threads are
-# LibTorch's c10d, whose synchronization TSan cannot see in an uninstrumented LibTorch. One
+# 2. ThreadSanitizer: the tests with threads of Pacer's own, all in process: the store's
+# concurrent writers and leases, the prefetching batch stream, virtual workers on in-process
+# communicators (adasum_test, and the trial loop's FrameworkCombining), and the tuning workers as
+# threads (tuning_worker_test: two workers sharing studies, their heartbeat threads, a stop
+# request, the deadline watch, a board's workers and progress reporter). Not the multi-process
+# Gloo tests: their threads are LibTorch's c10d, whose synchronization TSan cannot see in an
+# uninstrumented LibTorch. No test here spawns the pacer executable, so it is not built. One
 # OpenMP thread: LibTorch's pool is not instrumented either.
-tsan_tests=(study_store_test batch_stream_test adasum_test trial_loop_test tune_cli_test)
-# The board's deadline and progress threads: its --max-hours test (the other board tests add
-# trials, not threads).
-declare -A tsan_filter=([trial_loop_test]='FrameworkCombining.*:AlgorithmMetrics.*'
-                        [tune_cli_test]='-BoardCliTest.RunsEvery*:BoardCliTest.KillNine*:BoardCliTest.BadInput*')
+tsan_tests=(tuning_worker_test study_store_test batch_stream_test adasum_test trial_loop_test)
+declare -A tsan_filter=([trial_loop_test]='FrameworkCombining.*:AlgorithmMetrics.*')
 start=$(date +%s)
 cmake -S . -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
   -DPACER_SANITIZE=thread -DPACER_BUILD_BENCH=OFF
@@ -71,9 +70,9 @@ built=$(seconds "$start")
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
 export OMP_NUM_THREADS=1
 start=$(date +%s)
-# JOBS at a time, tune_cli_test (the longest) first; a failure prints its log and stops.
+# JOBS at a time, the longest first; a failure prints its log and stops.
 mkdir -p "$tsan_build/sanitize-logs"
-for t in tune_cli_test "${tsan_tests[@]}"; do echo "$t"; done | awk '!seen[$0]++' |
+for t in "${tsan_tests[@]}"; do echo "$t"; done |
   while read -r t; do printf '%s\t%s\n' "$t" "${tsan_filter[$t]:-*}"; done |
   xargs -P "$jobs" -L 1 sh -c \
     'log='"$tsan_build"'/sanitize-logs/$0.log; if '"$tsan_build"'/tests/$0 --gtest_brief=1 --gtest_filter="$1" >"$log" 2>&1; then echo "  $0: clean"; else echo "  $0: FAILED"; tail -n 60 "$log"; exit 255; fi'

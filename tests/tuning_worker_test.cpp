@@ -1,0 +1,191 @@
+// Tuning workers as threads of one process, on real trials of the synthetic workload: two workers
+// sharing studies (leases, heartbeats, the store's concurrent writers), a stop request releasing
+// the running trial and the same call finishing, the deadline watch, and a board's workers
+// stopped by a deadline while its progress reporter reads the store. In process, these are what
+// the ThreadSanitizer stage runs for the workers' threads (scripts/sanitize.sh); the commands'
+// process-level behaviour (kill -9, Ctrl-C, --workers) stays in tune_cli_test.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/deadline_watch.h"
+#include "store/study_store.h"
+#include "tune/board_progress_reporter.h"
+#include "tune/board_request.h"
+#include "tune/search_space.h"
+#include "tune/sweep.h"
+#include "tune/tuning_worker.h"
+
+namespace pacer {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TuningWorkerThreads : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/tuning_worker_test_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    store_ = dir_ + "/tune.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // STUDIES x TRIALS trials of sgd, STEPS steps each with evals every EVERY steps, targets ignored.
+  std::vector<StudyRecord> plan(int studies, int64_t trials, int64_t steps, int64_t every) const {
+    SweepSpec s;
+    s.workload = "synthetic_regression";
+    s.algorithm = s.experiment = "sgd";
+    s.space = SearchSpace::from_json_text(R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}})", "space");
+    s.studies = studies;
+    s.trials = trials;
+    s.trial.device = "cpu";
+    s.trial.max_steps = steps;
+    s.trial.eval_every_steps = every;
+    s.trial.stop_at_targets = false;
+    s.trial.time_budget = 1000;  // the step limit ends every trial, however loaded the machine
+    StudyStore store(store_);
+    return plan_sweeps(store, {s});
+  }
+  WorkerOptions options(const std::string& label) const {
+    WorkerOptions o;
+    o.lease_sec = 5.0;
+    o.heartbeat_sec = 0.05;  // renewed many times per trial: the heartbeat thread runs throughout
+    o.poll_sec = 0.05;
+    o.label = label;
+    return o;
+  }
+  std::vector<TrialRecord> trials() const {
+    StudyStore store(store_, StudyStoreOptions{false});
+    std::vector<TrialRecord> out;
+    for (const auto& study : store.studies())
+      for (const auto& t : store.trials(study.id)) out.push_back(t);
+    return out;
+  }
+
+  std::string dir_, store_;
+};
+
+TEST_F(TuningWorkerThreads, TwoWorkersInOneProcessShareTheStudiesAndRunEveryTrialOnce) {
+  const auto studies = plan(2, 3, 600, 100);
+  WorkerReport a, b;
+  std::thread first([&] { a = run_tuning_worker(store_, studies, options("worker 1")); });
+  std::thread second([&] { b = run_tuning_worker(store_, studies, options("worker 2")); });
+  first.join();
+  second.join();
+  EXPECT_EQ(a.trials_run + b.trials_run, 6);
+  EXPECT_GT(a.trials_run, 0);
+  EXPECT_GT(b.trials_run, 0);
+  EXPECT_EQ(a.leases_lost + b.leases_lost, 0);
+  for (const auto& t : trials()) {
+    EXPECT_EQ(t.status, StoredTrialStatus::complete) << "trial " << t.id;
+    EXPECT_EQ(t.attempts, 1) << "trial " << t.id << " ran twice";
+    EXPECT_EQ(t.steps, 600);
+  }
+  EXPECT_EQ(a.evals_recorded + b.evals_recorded, 6 * 7);  // step 1, then every 100 steps
+}
+
+TEST_F(TuningWorkerThreads, AStopRequestReleasesTheRunningTrialAndTheSameCallFinishes) {
+  const auto studies = plan(1, 2, 6000, 200);  // about 0.5 s: the stop lands inside the first trial
+  std::atomic<bool> stop{false};
+  WorkerOptions o = options("worker");
+  o.stop_requested = &stop;
+  WorkerReport report;
+  std::thread worker([&] { report = run_tuning_worker(store_, studies, o); });
+  // Stop once the first trial has recorded an eval past step 1.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    StudyStore store(store_, StudyStoreOptions{false});
+    const auto t = store.trials(studies[0].id).at(0);
+    if (t.status == StoredTrialStatus::running && store.evals(t.id, t.attempts).size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  stop = true;
+  worker.join();
+  EXPECT_TRUE(report.interrupted);
+  auto now = trials();
+  EXPECT_EQ(now.at(0).status, StoredTrialStatus::interrupted);
+  EXPECT_EQ(now.at(1).status, StoredTrialStatus::pending);
+
+  stop = false;  // the same call again: both trials run to the end
+  const auto resumed = plan(1, 2, 6000, 200);
+  report = run_tuning_worker(store_, resumed, o);
+  EXPECT_FALSE(report.interrupted);
+  EXPECT_EQ(report.trials_run, 2);
+  now = trials();
+  EXPECT_EQ(now.at(0).status, StoredTrialStatus::complete);
+  EXPECT_EQ(now.at(0).attempts, 2);
+  EXPECT_EQ(now.at(1).status, StoredTrialStatus::complete);
+}
+
+TEST(DeadlineWatch, StopsAtTheDeadlineOrOnAnInterruptAndSaysWhich) {
+  std::atomic<bool> interrupted{false};
+  const auto start = DeadlineWatch::Steady::now();
+  {
+    DeadlineWatch watch(interrupted, start + std::chrono::milliseconds(200));
+    while (!watch.stop) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_GE(DeadlineWatch::Steady::now() - start, std::chrono::milliseconds(200));
+    EXPECT_TRUE(watch.deadline_hit);
+  }
+  DeadlineWatch watch(interrupted, std::nullopt);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_FALSE(watch.stop);
+  interrupted = true;
+  while (!watch.stop) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(watch.deadline_hit);
+}
+
+// A board's two workers stopped by a deadline mid-board while the reporter reads the store, then
+// the same board finished by the same calls: every trial exactly once, as `pacer board --max-hours`.
+TEST_F(TuningWorkerThreads, ABoardStoppedByADeadlineFinishesOnTheNextRun) {
+  fs::create_directories(dir_ + "/spaces");
+  std::ofstream(dir_ + "/spaces/sgd.json") << R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}})";
+  std::ofstream(dir_ + "/spaces/momentum.json") << R"({"learning_rate": {"min": 0.01, "max": 0.1, "scaling": "log"}})";
+  BoardRequest request;
+  request.algorithms = {"sgd", "momentum"};
+  request.workloads = {"synthetic_regression"};
+  request.spaces_dir = dir_ + "/spaces";
+  request.studies = 1;
+  request.trials = 2;
+  request.trial.device = "cpu";
+  request.trial.max_steps = 3000;
+  request.trial.eval_every_steps = 500;
+  request.trial.stop_at_targets = false;
+  request.trial.time_budget = 1000;
+  const BoardSetup setup = make_board_setup(request);
+  StudyStore store(store_);
+  const BoardPlan plan = plan_board(store, setup.spec);
+  const int64_t total = board_progress(store, plan).total;
+  ASSERT_EQ(total, 2 * (1 + 2 + 2));  // self 1 + external 2 + rerun 2 trials per algorithm
+
+  auto run_workers = [&](std::optional<DeadlineWatch::Steady::time_point> deadline) {
+    std::atomic<bool> interrupted{false};
+    DeadlineWatch watch(interrupted, deadline);
+    BoardProgressReporter reporter(store_, plan, 2, 0.2);
+    WorkerOptions o = options("");
+    o.stop_requested = &watch.stop;
+    std::thread second([&] {
+      WorkerOptions mine = o;
+      mine.label = "worker 2";
+      run_board_worker(store_, plan, mine);
+    });
+    run_board_worker(store_, plan, o);
+    second.join();
+    return watch.deadline_hit.load();
+  };
+  EXPECT_TRUE(run_workers(DeadlineWatch::Steady::now() + std::chrono::milliseconds(300)));
+  const BoardProgress stopped = board_progress(store, plan);
+  EXPECT_LT(stopped.done, total) << "the deadline stopped nothing: make the trials longer";
+  EXPECT_FALSE(run_workers(std::nullopt));
+  EXPECT_EQ(board_progress(store, plan).done, total);
+  for (const auto& t : trials()) EXPECT_EQ(t.status, StoredTrialStatus::complete) << "trial " << t.id;
+}
+
+}  // namespace
+}  // namespace pacer
