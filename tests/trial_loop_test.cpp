@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <chrono>
 #include <thread>
 
@@ -334,9 +336,11 @@ class PlainSgd : public TrainingAlgorithm {
 };
 
 std::vector<double> validation_losses(TrainingAlgorithm& algorithm, const DataParallelSpec& dp,
-                                      const std::string& out_dir = "") {
+                                      const std::string& out_dir = "",
+                                      std::function<std::unique_ptr<TrainingAlgorithm>()> make_algorithm = {}) {
   auto workload = create_workload("synthetic_regression");
   TrialOptions options;
+  options.make_algorithm = std::move(make_algorithm);
   options.out_dir = out_dir;
   options.seed = 5;
   options.prefetch = 0;
@@ -447,7 +451,8 @@ TEST(AlgorithmMetrics, ANameThatWouldBreakTheLogIsTheAlgorithmsError) {
 }
 
 // Delta mode keeps one optimizer state per worker: the framework makes the extra workers'
-// instances through the registry, so an algorithm registered at run time gets it too.
+// instances with the caller's factory (the commands' take the registry's, so an algorithm
+// registered at run time gets it too); without one, the run is refused before its first step.
 TEST(Registries, AnAlgorithmRegisteredAtRunTimeRunsEverywhere) {
   register_algorithm("plain_sgd", [] { return std::make_unique<PlainSgd>(); });
   EXPECT_THROW(register_algorithm("plain_sgd", [] { return std::make_unique<PlainSgd>(); }), Error);
@@ -456,9 +461,28 @@ TEST(Registries, AnAlgorithmRegisteredAtRunTimeRunsEverywhere) {
   EXPECT_EQ(create_algorithm("plain_sgd")->name(), "plain_sgd");
   EXPECT_TRUE(algorithm_info("plain_sgd").hyperparameters.empty());
   PlainSgd algorithm;
-  const std::vector<double> deltas = validation_losses(algorithm, {"adasum", 2, true});
+  int made = 0;
+  const std::vector<double> deltas = validation_losses(algorithm, {"adasum", 3, true}, "", [&made] {
+    ++made;
+    return create_algorithm("plain_sgd");
+  });
   ASSERT_EQ(deltas.size(), 3u);
   EXPECT_LT(deltas.back(), deltas.front());
+  EXPECT_EQ(made, 2);  // workers 1 and 2; worker 0 is the trial's own instance
+  auto workload = create_workload("synthetic_regression");
+  TrialOptions options;
+  options.spec.device = "cpu";
+  options.spec.max_steps = 2;
+  options.spec.data_parallel = {"adasum", 2, true};
+  PlainSgd alone;
+  try {
+    run_trial(*workload, alone, Hyperparameters{}, options);
+    FAIL() << "delta mode without a factory ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("delta mode over 2 virtual workers needs a fresh instance of 'plain_sgd'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Registries, AWorkloadRegisteredAtRunTimeIsListedAndCreated) {

@@ -66,7 +66,8 @@ int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::stri
 int run_one_trial(RunArgs& a) {
   // Unknown names or options: InputError listing valid ones.
   auto workload = create_workload(a.workload, parse_workload_options(a.trial->workload_options));
-  auto algorithm = create_algorithm(resolve_algorithm(a.algorithm));  // a name or a plugin library
+  const std::string algorithm_name = resolve_algorithm(a.algorithm);  // a name, a plugin library, a .py submission
+  auto algorithm = create_algorithm(algorithm_name);
   const std::optional<Hyperparameters> hparams = point_from_options(a.self_tuning, a.hparams_file, a.assignments);
   // Processes come from the launcher's environment; virtual workers and the combiner from the
   // options; run_trial assembles the plan from both.
@@ -99,6 +100,7 @@ int run_one_trial(RunArgs& a) {
   options.resume = a.resume;
   options.keep_best = a.keep_best;
   options.progress = &progress;
+  options.make_algorithm = [algorithm_name] { return create_algorithm(algorithm_name); };
   progress.log("pacer run: " + a.workload + " x " + a.algorithm + ", seed " + std::to_string(a.seed) +
                (a.out.empty() ? "" : ", writing to " + a.out));
   // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every

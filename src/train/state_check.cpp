@@ -223,6 +223,7 @@ StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactor
 
   TrialOptions base;
   base.seed = options.seed;
+  base.make_algorithm = make_algorithm;  // delta mode's extra workers
   base.spec = options.spec;
   base.spec.max_steps = options.steps;
   base.spec.stop_at_targets = false;

@@ -18,8 +18,8 @@
 #include "data/batch_stream.h"
 #include "dist/data_parallel_plan.h"
 #include "runtime/torch_runtime.h"
-#include "algorithms/registry.h"
 #include "train/checkpoint.h"
+#include "train/trial_checkpointing.h"
 #include "train/data_parallel_step.h"
 #include "train/eval_schedule.h"
 #include "train/noise_scale_probe.h"
@@ -64,7 +64,10 @@ class TrialLoop {
       : workload_(workload), algorithm_(algorithm), hparams_(hparams), options_(options),
         own_clock_(options.clock ? nullptr : make_clock(options.spec.clock)),
         clock_(options.clock ? *options.clock : *own_clock_), spec_(workload.spec()),
-        device_(resolve_device(options.spec.device)) {}
+        device_(resolve_device(options.spec.device)),
+        checkpoints_(CheckpointPolicy{options.out_dir, options.checkpoint_every_steps, options.checkpoint_every_sec,
+                                      options.resume, options.keep_best},
+                     spec_, clock_) {}
 
   TrialResult run();
 
@@ -77,11 +80,7 @@ class TrialLoop {
   EvalDecision evaluate();
   void record_metrics(EvalRecord& record);
   void report_step();
-  void restore_checkpoint();
-  void maybe_checkpoint();
   void check_algorithm_metric_name(const std::string& name) const;
-  void keep_if_best(const EvalRecord& record);
-  CheckpointState snapshot(double now) const;
   CheckpointState checkpoint_identity() const;
   void diverge(const std::string& message);
   TrialProgress progress() const { return {state_, time_remaining_, training_complete_, interrupted_}; }
@@ -120,16 +119,11 @@ class TrialLoop {
   double grad_norm_ = std::numeric_limits<double>::quiet_NaN();
   Metrics algorithm_metrics_;  // the algorithm's own, of the last step that reported any
   std::vector<double> grad_norms_since_eval_;
-  std::string definition_;  // the trial's whole definition, recorded in and compared with checkpoints
   bool time_remaining_ = true, training_complete_ = false, interrupted_ = false;
   StepContext context_;
   std::optional<StopReason> stop_;
-  // Checkpoints.
-  std::string checkpoint_dir_;
-  std::optional<CheckpointState> restored_;
-  int64_t preemption_count_ = 0, last_checkpoint_step_ = 0;
-  std::optional<double> best_validation_;  // keep_best: the best validation metric so far
-  double last_checkpoint_time_ = 0.0;
+  TrialCheckpointing checkpoints_;
+  const CheckpointState* restored_ = nullptr;  // what --resume restored, if anything
 };
 
 void TrialLoop::set_up() {
@@ -158,40 +152,23 @@ void TrialLoop::set_up() {
                      std::to_string(plan_->workers()) + " equal worker shards");
   }
   add_observers();
-  if (options_.checkpoint_every_steps > 0 || options_.checkpoint_every_sec > 0 || options_.resume ||
-      options_.keep_best) {
-    if (options_.out_dir.empty()) {
-      throw InputError("checkpoints (--checkpoint-every, --resume, --keep-best) need an output folder (--out)");
-    }
-    if (sync_->world_size() > 1) throw InputError("checkpoints with several processes are not supported yet");
-    if (plan_ && plan_->combine_deltas && plan_->virtual_workers > 1) {
-      throw InputError("checkpoints with delta mode over virtual workers are not supported yet");
-    }
-    checkpoint_dir_ = options_.out_dir + "/checkpoint";
-    // Everything that decides what the trial computes: a resume with any other value is refused.
-    nlohmann::ordered_json definition;
-    definition["spec"] = nlohmann::ordered_json::parse(spec.to_json());
-    definition["ruleset"] = resolved_ ? "external" : "self";
-    definition["hyperparameters"] =
-        resolved_ ? nlohmann::ordered_json::parse(resolved_->to_json(0)) : nlohmann::ordered_json();
-    definition["time_budget"] = result_.time_budget;
-    definition_ = definition.dump();
-  }
-
+  checkpoints_.configure(checkpoint_identity(), sync_->world_size(),
+                         plan_ && plan_->combine_deltas && plan_->virtual_workers > 1);
   workload_.load({spec.data_dir, device_});
   network_ = workload_.init_model(derive_seed(options_.seed, SeedStream::model_init), device_);
   algorithm_.init_optimizer_state(workload_, *network_, resolved_ ? &*resolved_ : nullptr,
                                   derive_seed(options_.seed, SeedStream::optimizer));
   if (plan_) data_parallel_ = make_data_parallel_step();
   sync_->verify_identical_parameters(*network_);
-  if (options_.resume && checkpoint_exists(checkpoint_dir_)) restore_checkpoint();
+  checkpoints_.attach(*network_, algorithm_, state_, grad_norms_since_eval_);
+  restored_ = checkpoints_.restore(options_.spec.max_steps);
   TrialStart start{spec_, algorithm_.name(), options_.seed, device_.str(), num_threads(), result_.batch_size,
-                   result_.time_budget, spec.describe_eval_cadence(spec_), resolved_, preemption_count_, state_.evals,
+                   result_.time_budget, spec.describe_eval_cadence(spec_), resolved_, checkpoints_.preemption_count(), state_.evals,
                    to_string(spec.clock)};
   notify([&](TrialObserver& o) { o.on_start(start); });
   if (plan_) notify([&](TrialObserver& o) { o.on_message("data parallel: " + plan_->describe()); });
   if (restored_) {
-    notify([&](TrialObserver& o) { o.on_message("resumed from " + checkpoint_dir_ + " at step " + std::to_string(state_.step) +
+    notify([&](TrialObserver& o) { o.on_message("resumed from " + checkpoints_.dir() + " at step " + std::to_string(state_.step) +
                   (restored_->unverified ? " (written by an earlier Pacer without checksums: not verified)" : "")); });
   }
   stream_ = std::make_unique<BatchStream>(
@@ -216,75 +193,8 @@ CheckpointState TrialLoop::checkpoint_identity() const {
   id.algorithm = algorithm_.name();
   id.seed = options_.seed;
   id.batch_size = result_.batch_size;
-  id.definition = definition_;
+  id.definition = trial_definition(options_.spec, resolved_, result_.time_budget);
   return id;
-}
-
-// Where the trial was: the network and the algorithm are restored in place, the loop's state here.
-void TrialLoop::restore_checkpoint() {
-  restored_ = load_checkpoint(checkpoint_dir_, *network_, algorithm_, checkpoint_identity());
-  state_.step = last_checkpoint_step_ = restored_->step;
-  state_.accumulated_submission_time = restored_->accumulated_submission_time;
-  state_.accumulated_eval_time = restored_->accumulated_eval_time;
-  state_.accumulated_logging_time = restored_->accumulated_logging_time;
-  state_.validation_goal_reached = restored_->validation_goal_reached;
-  state_.test_goal_reached = restored_->test_goal_reached;
-  state_.evals = restored_->evals;
-  grad_norms_since_eval_ = restored_->grad_norms_since_eval;
-  preemption_count_ = restored_->preemption_count + 1;
-  if (options_.spec.max_steps > 0 && state_.step > options_.spec.max_steps) {
-    throw InputError("checkpoint: " + checkpoint_dir_ + "/state.json: impossible value: step " +
-                     std::to_string(state_.step) + " is past --max-steps " + std::to_string(options_.spec.max_steps));
-  }
-  const std::string key = "validation/" + spec_.target_metric;
-  for (const auto& e : state_.evals) {
-    const auto it = e.metrics.find(key);
-    if (it != e.metrics.end() && std::isfinite(it->second) &&
-        (!best_validation_ || spec_.reached(it->second, *best_validation_, true))) {
-      best_validation_ = it->second;
-    }
-  }
-}
-
-CheckpointState TrialLoop::snapshot(double now) const {
-  CheckpointState s = checkpoint_identity();
-  s.step = state_.step;
-  s.batches_consumed = stream_->position();
-  s.accumulated_submission_time = state_.accumulated_submission_time;
-  s.accumulated_eval_time = state_.accumulated_eval_time;
-  s.accumulated_logging_time = state_.accumulated_logging_time;
-  s.total_duration = now - start_;
-  s.validation_goal_reached = state_.validation_goal_reached;
-  s.test_goal_reached = state_.test_goal_reached;
-  s.preemption_count = preemption_count_;
-  s.evals = state_.evals;
-  s.grad_norms_since_eval = grad_norms_since_eval_;
-  return s;
-}
-
-// At an eval, rank 0, within logging time: a strictly better validation metric replaces
-// OUT/checkpoint_best.
-void TrialLoop::keep_if_best(const EvalRecord& record) {
-  if (!options_.keep_best || checkpoint_dir_.empty()) return;
-  const auto it = record.metrics.find("validation/" + spec_.target_metric);
-  if (it == record.metrics.end() || !std::isfinite(it->second)) return;
-  if (best_validation_ && !spec_.reached(it->second, *best_validation_, true)) return;
-  best_validation_ = it->second;
-  save_checkpoint(options_.out_dir + "/checkpoint_best", snapshot(clock_.now()), *network_, algorithm_);
-}
-
-// Off the submission clock: the caller restarts it after this.
-void TrialLoop::maybe_checkpoint() {
-  if (checkpoint_dir_.empty()) return;
-  const double now = clock_.now();
-  const bool due = (options_.checkpoint_every_steps > 0 &&
-                    state_.step - last_checkpoint_step_ >= options_.checkpoint_every_steps) ||
-                   (options_.checkpoint_every_sec > 0 && now - last_checkpoint_time_ >= options_.checkpoint_every_sec);
-  if (!due) return;
-  save_checkpoint(checkpoint_dir_, snapshot(now), *network_, algorithm_);
-  state_.accumulated_logging_time += clock_.now() - now;
-  last_checkpoint_step_ = state_.step;
-  last_checkpoint_time_ = clock_.now();
 }
 
 void TrialLoop::add_observers() {
@@ -295,11 +205,16 @@ void TrialLoop::add_observers() {
 }
 
 // Delta mode with virtual workers: every worker has its own optimizer state, so workers 1..K-1
-// get their own instance of the algorithm, initialized like worker 0's.
+// get their own instance of the algorithm (the caller's factory), initialized like worker 0's.
 std::unique_ptr<DataParallelStep> TrialLoop::make_data_parallel_step() {
   std::vector<std::unique_ptr<TrainingAlgorithm>> workers;
+  if (plan_->combine_deltas && plan_->virtual_workers > 1 && !options_.make_algorithm) {
+    throw InputError("delta mode over " + std::to_string(plan_->virtual_workers) + " virtual workers needs a fresh "
+                     "instance of '" + algorithm_.name() + "' per worker: give TrialOptions::make_algorithm");
+  }
   for (int k = 1; plan_->combine_deltas && k < plan_->virtual_workers; ++k) {
-    workers.push_back(create_algorithm(algorithm_.name()));
+    workers.push_back(options_.make_algorithm());
+    if (!workers.back()) throw Error("TrialOptions::make_algorithm returned no algorithm");
     workers.back()->init_optimizer_state(workload_, *network_, resolved_ ? &*resolved_ : nullptr,
                                          derive_seed(options_.seed, SeedStream::optimizer));
   }
@@ -340,8 +255,9 @@ void TrialLoop::check_algorithm_metric_name(const std::string& name) const {
 TrialResult TrialLoop::run() {
   set_up();
   synchronize(device_);
-  start_ = last_step_end_ = state_.last_eval_time = last_checkpoint_time_ = clock_.now();
+  start_ = last_step_end_ = state_.last_eval_time = clock_.now();
   if (restored_) start_ -= restored_->total_duration;  // total_duration continues
+  checkpoints_.start(last_step_end_, [this] { return stream_->position(); });
   try {
     while (!stop_) {
       take_step();
@@ -360,7 +276,7 @@ TrialResult TrialLoop::run() {
         report_step();
         stop_ = first_stop(rules_, progress());
       }
-      if (!stop_) maybe_checkpoint();
+      if (!stop_) checkpoints_.maybe_save();
       last_step_end_ = clock_.now();
     }
   } catch (const InputError&) {
@@ -399,7 +315,7 @@ EvalDecision TrialLoop::evaluate() {
   const double eval_start = clock_.now();
   EvalRecord record;
   record.step = state_.step;
-  record.preemption_count = preemption_count_;
+  record.preemption_count = checkpoints_.preemption_count();
   record.accumulated_submission_time = state_.accumulated_submission_time;
   record_metrics(record);
   const bool finite_params = parameters_finite(*network_);
@@ -413,7 +329,7 @@ EvalDecision TrialLoop::evaluate() {
   const double logging_start = clock_.now();
   state_.evals.push_back(record);
   notify([&](TrialObserver& o) { o.on_eval({state_.evals.back(), loss_, state_.time_budget, grad_norm_}); });
-  keep_if_best(state_.evals.back());
+  checkpoints_.keep_if_best(state_.evals.back());
   state_.accumulated_logging_time += clock_.now() - logging_start;
   state_.last_eval_time = clock_.now();
 

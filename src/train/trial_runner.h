@@ -17,6 +17,7 @@
 //   options.out_dir = "runs/demo";
 //   pacer::TrialResult result = pacer::run_trial(*workload, *algorithm, hparams, options);
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ struct TrialOptions {
   // Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric
   // so far (the playbook's retrospective checkpoint selection).
   bool keep_best = false;
+  // A fresh instance of the trial's algorithm: delta mode over virtual workers gives every worker
+  // its own optimizer state (the caller knows where its algorithm comes from: a name in the
+  // registry, a plugin, a test's own class). Needed only there; refused without it.
+  std::function<std::unique_ptr<TrainingAlgorithm>()> make_algorithm;
 };
 
 // `hparams`: the point to run (validated against the algorithm's declarations, defaults filled),

@@ -259,6 +259,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     auto& workload = workloads[study.workload + "|" + to_string(trial_options.spec.workload_options)];
     if (!workload) workload = create_workload(study.workload, trial_options.spec.workload_options);
     auto algorithm = create_algorithm(study.algorithm);
+    trial_options.make_algorithm = [name = study.algorithm] { return create_algorithm(name); };
     std::optional<Hyperparameters> hparams;
     if (trial.hparams_json) hparams = Hyperparameters::from_json_text(*trial.hparams_json, study.name());
 
