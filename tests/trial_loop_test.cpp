@@ -414,6 +414,7 @@ TrialResult measured_run(TrainingAlgorithm& algorithm, const std::string& out_di
   options.spec.time_budget = 1e6;
   options.spec.stop_at_targets = false;
   options.spec.data_parallel = dp;
+  options.make_algorithm = [&algorithm] { return create_algorithm(algorithm.name()); };
   return run_trial(*workload, algorithm, Hyperparameters{}, options);
 }
 
@@ -430,8 +431,8 @@ TEST(AlgorithmMetrics, AnAlgorithmsOwnMetricsAreLoggedAtEveryEval) {
   std::getline(csv, header);
   EXPECT_NE(header.find(",algorithm/steps_seen,"), std::string::npos) << header;
   std::filesystem::remove_all(out);
-  // Delta mode over virtual workers (the other worker's instance comes from the registry): the
-  // workers' mean, here of equal values.
+  // Delta mode over virtual workers (the other worker's instance comes from the registry, through
+  // the run's factory): the workers' mean, here of equal values.
   const auto names = algorithm_names();
   if (std::find(names.begin(), names.end(), "measuring_sgd") == names.end()) {
     register_algorithm("measuring_sgd", [] { return std::make_unique<MeasuringSgd>("steps_seen"); });
