@@ -162,7 +162,7 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
 
-TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkOrLibTorchAreRefusedNamingBothVersions) {
+TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkLibTorchOrLayoutAreRefusedNamingBoth) {
   auto r = pacer(std::string("run -w synthetic_regression --max-steps 1 -q -a '") + MISMATCHED_ABI_PLUGIN + "'");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("SDK ABI 999"), std::string::npos) << r.err;
@@ -171,6 +171,14 @@ TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkOrLibTorchAreRefusedNamingBothVe
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("LibTorch 0.0.1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(std::string("LibTorch ") + TORCH_VERSION), std::string::npos) << r.err;
+  // The same versions, but the SDK's types laid out differently (compiled with -fpack-struct=4):
+  // caught by the layout fingerprint, with no ABI bump needed.
+  r = pacer(std::string("run -w synthetic_regression --max-steps 1 -q -a '") + LAYOUT_PLUGIN + "'");
+  EXPECT_EQ(r.code, 2);
+  char host[17];
+  std::snprintf(host, sizeof host, "%016llx", static_cast<unsigned long long>(kSdkLayoutFingerprint));
+  EXPECT_NE(r.err.find("lays out the SDK's types differently from this pacer"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::string("this pacer's ") + host), std::string::npos) << r.err;
 }
 
 TEST_F(PluginTest, BadLibrariesAreInputErrorsNamingThePath) {

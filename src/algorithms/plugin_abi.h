@@ -13,6 +13,7 @@
 // then `pacer run -a ./build/liblion.so ...` (or `-a ./build/liblion.so:lion` when a library
 // defines several algorithms).
 #include "algorithms/plugin_manifest.h"
+#include "algorithms/sdk_layout.h"
 #include "algorithms/training_algorithm.h"
 
 // One {name, factory} pair of PACER_PLUGIN.
@@ -23,8 +24,9 @@
   extern "C" __attribute__((visibility("default"))) const pacer::PluginManifest*                 \
   pacer_plugin_manifest() {                                                                      \
     static const pacer::PluginAlgorithm algorithms[] = {__VA_ARGS__};                            \
-    static const pacer::PluginManifest manifest{pacer::kSdkAbiVersion, TORCH_VERSION,            \
-                                                _GLIBCXX_USE_CXX11_ABI, __VERSION__, algorithms, \
-                                                static_cast<int>(sizeof(algorithms) / sizeof(algorithms[0]))}; \
+    static const pacer::PluginManifest manifest{pacer::kSdkAbiVersion, _GLIBCXX_USE_CXX11_ABI,   \
+                                                TORCH_VERSION, __VERSION__, algorithms,          \
+                                                static_cast<long long>(sizeof(algorithms) / sizeof(algorithms[0])), \
+                                                pacer::kSdkLayoutFingerprint};                   \
     return &manifest;                                                                            \
   }

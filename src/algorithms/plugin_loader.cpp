@@ -13,6 +13,7 @@
 #include "algorithms/plugin_manifest.h"
 #include "algorithms/python_submission_loader.h"
 #include "algorithms/registry.h"
+#include "algorithms/sdk_layout.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
 #include "core/hyperparameters.h"
@@ -42,6 +43,14 @@ void check_compatible(const std::string& path, const PluginManifest& plugin) {
                                    : "SDK ABI " + std::to_string(plugin.sdk_abi_version);
     throw InputError("algorithm plugin '" + path + "' was built against " + theirs + "; this pacer has " +
                      describe(host) + ": rebuild the plugin against this SDK");
+  }
+  if (plugin.layout_fingerprint != host.layout_fingerprint) {
+    char fingerprints[64];
+    std::snprintf(fingerprints, sizeof fingerprints, "%016llx, this pacer's %016llx", plugin.layout_fingerprint,
+                  host.layout_fingerprint);
+    throw InputError("algorithm plugin '" + path + "' lays out the SDK's types differently from this pacer (layout "
+                     "fingerprint " + fingerprints + "): it was built against other SDK headers or with other "
+                     "flags (e.g. -fpack-struct); rebuild it against this SDK with the same flags");
   }
 }
 
@@ -78,7 +87,7 @@ const LoadedPlugin* loaded_plugin_at(const std::string& canonical) {
 }
 
 PluginManifest host_manifest() {
-  return {kSdkAbiVersion, TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI, __VERSION__, nullptr, 0};
+  return {kSdkAbiVersion, _GLIBCXX_USE_CXX11_ABI, TORCH_VERSION, __VERSION__, nullptr, 0, kSdkLayoutFingerprint};
 }
 
 const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
@@ -110,7 +119,7 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
     throw InputError("algorithm plugin '" + path + "' defines no algorithm");
   }
   LoadedPlugin plugin{path, content_hash({canonical}), {}, false, ""};
-  for (int i = 0; i < manifest->algorithm_count; ++i) {
+  for (long long i = 0; i < manifest->algorithm_count; ++i) {
     const PluginAlgorithm entry_i = manifest->algorithms[i];
     if (!entry_i.name || !entry_i.create) throw InputError("algorithm plugin '" + path + "': entry " + std::to_string(i) + " is incomplete");
     {  // what it declares must hold together before anyone tunes it

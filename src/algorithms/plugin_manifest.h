@@ -11,22 +11,28 @@ namespace pacer {
 
 class TrainingAlgorithm;
 
-// Raised whenever the layout of the manifest or an interface a plugin implements changes.
-// 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics.
-constexpr int kSdkAbiVersion = 3;
+// Raised whenever the manifest or an interface a plugin implements changes. The public types'
+// sizes are checked on their own (layout_fingerprint, algorithms/sdk_layout.h).
+// 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics. 4: the manifest gained
+// layout_fingerprint.
+constexpr int kSdkAbiVersion = 4;
 
 struct PluginAlgorithm {
   const char* name;
   TrainingAlgorithm* (*create)();  // a new instance, owned by the caller
 };
 
+// Laid out so that every field is at the same offset however the plugin was compiled to pack
+// its structs (-fpack-struct=N): two 4-byte fields, then 8-byte ones, no padding anywhere. A
+// packed plugin's manifest can then still be read, and refused by its layout fingerprint.
 struct PluginManifest {
   int sdk_abi_version;  // first, so that any future layout can be refused by reading it alone
+  int cxx11_abi;        // _GLIBCXX_USE_CXX11_ABI: std::string and friends must match across the boundary
   const char* torch_version;
-  int cxx11_abi;  // _GLIBCXX_USE_CXX11_ABI: std::string and friends must match across the boundary
   const char* compiler;
   const PluginAlgorithm* algorithms;
-  int algorithm_count;
+  long long algorithm_count;
+  unsigned long long layout_fingerprint;  // kSdkLayoutFingerprint as the plugin was compiled
 };
 
 // The values this build of Pacer was compiled with (what a plugin's manifest must match).

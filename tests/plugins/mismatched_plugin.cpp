@@ -4,7 +4,7 @@
 #include "algorithms/plugin_manifest.h"
 
 extern "C" __attribute__((visibility("default"))) const pacer::PluginManifest* pacer_plugin_manifest() {
-  static const pacer::PluginManifest manifest{MISMATCHED_SDK_ABI, MISMATCHED_TORCH_VERSION, _GLIBCXX_USE_CXX11_ABI,
-                                              __VERSION__, nullptr, 0};
+  static const pacer::PluginManifest manifest{MISMATCHED_SDK_ABI, _GLIBCXX_USE_CXX11_ABI, MISMATCHED_TORCH_VERSION,
+                                              __VERSION__, nullptr, 0, 0};
   return &manifest;
 }
