@@ -236,6 +236,18 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     ++report.store_calls;
   };
   std::map<std::string, std::unique_ptr<Workload>> workloads;  // data loaded once per workload
+  // Trials in a row whose lease this worker lost. One is a worker that stalled past its lease;
+  // several in a row mean the store no longer keeps leases (damaged, or workers whose leases
+  // expire before they renew them), and re-running trials would go on for ever.
+  int leases_lost_in_a_row = 0;
+  auto lost_another = [&](const std::string& trial_name) {
+    ++report.leases_lost;
+    if (++leases_lost_in_a_row < kLeasesLostInARowLimit) return;
+    throw Error("tuning worker" + (options.label.empty() ? std::string() : " (" + options.label + ")") + ": lost the lease of " +
+                std::to_string(leases_lost_in_a_row) + " trials in a row (the last: " + trial_name + ") in " + store_path +
+                "; the store does not keep this worker's leases (is it damaged? check it with sqlite3 STORE 'pragma "
+                "integrity_check'), or --lease is shorter than the heartbeat; stopping instead of re-running trials");
+  };
 
   while (!stopping()) {
     std::optional<TrialRecord> claimed;
@@ -352,9 +364,9 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     report.trial_seconds += seconds_since(trial_start);
 
     if (lease_lost) {
-      ++report.leases_lost;
       log(study.name() + " trial " + std::to_string(trial.index) +
           ": lease lost (another worker took the trial over); result discarded");
+      lost_another(study.name() + " trial " + std::to_string(trial.index));
       continue;
     }
     if (result.interrupted()) {
@@ -365,12 +377,13 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     }
     try {
       timed([&] { store.finish_trial(trial.id, owner, outcome_of(result)); });
+      leases_lost_in_a_row = 0;
       ++report.trials_run;
       if (is_race_stop(result.stop_reason)) ++report.trials_raced;
       log(study.name() + " trial " + std::to_string(trial.index) + ": " + describe_result(result));
     } catch (const LeaseLost&) {
-      ++report.leases_lost;
       log(study.name() + " trial " + std::to_string(trial.index) + ": lease lost before the result was recorded");
+      lost_another(study.name() + " trial " + std::to_string(trial.index));
     }
   }
   if (stopping()) report.interrupted = true;

@@ -63,6 +63,9 @@ struct WorkerReport {
   bool interrupted = false;      // stopped by stop_requested before the studies finished
 };
 
+// Error once it has lost the lease of this many trials in a row (see lost leases in the .cpp).
+constexpr int kLeasesLostInARowLimit = 3;
+
 WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
                                const WorkerOptions& options);
 
