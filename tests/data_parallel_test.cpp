@@ -29,6 +29,7 @@
 #include "dist/rendezvous.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
+#include "support/input_error.h"
 
 namespace pacer {
 namespace {
@@ -240,14 +241,7 @@ TEST_F(DataParallelTest, TwoLaunchesWithTorchrunFlagsFormOneJob) {
 }
 
 // A rendezvous that cannot work fails at once with one line (exit 2), before any rank starts.
-std::string input_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::input_error_of;
 
 TEST(Rendezvous, TorchrunEndpointsParseAndBadOnesNameWhatIsWrong) {
   RendezvousEndpoint e = parse_rendezvous_endpoint("node0:29400");

@@ -22,6 +22,7 @@
 #include "scale/scaling_analysis.h"
 #include "scale/steps_to_result.h"
 #include "support/cli_runner.h"
+#include "support/input_error.h"
 #include "train/noise_scale.h"
 
 namespace pacer {
@@ -138,14 +139,7 @@ TEST(EvalScheduleTest, GeometricStepsEndAtTheBudgetWithConstantRelativeSpacing) 
   EXPECT_THROW(geometric_eval_steps(100, 0), InputError);
 }
 
-std::string input_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::input_error_of;
 
 TEST(ScaleRequestTest, BatchSizesAreARangeOfPowersOfTwoOrASortedList) {
   EXPECT_EQ(parse_batch_sizes("16:128"), (std::vector<int64_t>{16, 32, 64, 128}));

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "algorithms/registry.h"
+#include "support/input_error.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
 #include "tune/tune_request.h"
@@ -20,16 +21,9 @@
 namespace pacer {
 namespace {
 
-std::string input_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::input_error_of;
 
-class TuneRequestTest : public testing::Test {
+class TuneRequestTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = (std::filesystem::temp_directory_path() /
