@@ -144,10 +144,21 @@ TEST_F(TuningWorkerThreads, AWorkerThatKeepsLosingItsLeasesStopsWithAnErrorInste
       errors[k] = e.what();
     }
   };
+  // Without the limit the workers would loop for ever: after 60 s a stop request ends them, and
+  // the test fails on the missing error instead of hanging.
+  std::atomic<bool> give_up{false}, done{false};
+  o.stop_requested = &give_up;
   const auto start = std::chrono::steady_clock::now();
+  std::thread watchdog([&] {
+    while (!done && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    give_up = true;
+  });
   std::thread first(worker, 0), second(worker, 1);
   first.join();
   second.join();
+  done = true;
+  watchdog.join();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   const bool stopped = errors[0].find("lost the lease of 3 trials in a row") != std::string::npos ||
                        errors[1].find("lost the lease of 3 trials in a row") != std::string::npos;
