@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -14,11 +15,21 @@
 #include "train/trial_runner.h"
 #include "workloads/registry.h"
 
-// The example's source, compiled in: the reference its plugin build must match.
+// The examples' sources, compiled in: the references their plugin builds must match. This test
+// has signum's entry point already, so lars.cpp's PACER_PLUGIN line expands to nothing here.
 #include "../examples/algorithm_plugin/signum.cpp"
+#undef PACER_PLUGIN
+#define PACER_PLUGIN(...)
+#include "../examples/algorithm_plugin/lars.cpp"
 
 namespace pacer {
 namespace {
+
+namespace fs = std::filesystem;
+
+// LARS on synthetic_regression: its one linear layer needs a larger trust coefficient than
+// eta = 0.001 of deep networks to train in 60 steps (6.34 -> 0.33 validation loss).
+const double kLarsLearningRate = 0.3, kLarsTrustCoefficient = 0.1;
 
 class PluginTest : public testing::CliFixture {
  protected:
@@ -56,6 +67,18 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   const std::string cmake = "'" + std::string(PACER_CMAKE_COMMAND) + "'";
   auto r = sh(cmake + " --install '" + PACER_BUILD_DIR + "' --prefix '" + prefix + "'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // Only the SDK's headers are installed: <pacer/algorithm.h> and what it includes, none of the
+  // internal ones (the store, the tuner, the CLI...), which a plugin must not come to depend on.
+  const std::string headers = prefix + "/include/pacer";
+  EXPECT_TRUE(fs::exists(headers + "/algorithm.h"));
+  EXPECT_TRUE(fs::exists(headers + "/algorithms/training_algorithm.h"));
+  EXPECT_TRUE(fs::exists(headers + "/core/error.h"));
+  for (const char* internal : {"store/study_store.h", "tune/tuning_worker.h", "train/trial_runner.h", "algorithms/registry.h",
+                               "workloads/registry.h", "score/scoring.h"})
+    EXPECT_FALSE(fs::exists(headers + "/" + internal)) << internal << " is internal but was installed";
+  size_t installed = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(headers)) installed += entry.path().extension() == ".h";
+  EXPECT_LT(installed, 40u) << "headers installed under " << headers;
   r = sh(cmake + " -S '" + PACER_SOURCE_DIR + "/examples/algorithm_plugin' -B '" + example +
          "' -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='" + prefix + "'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -160,6 +183,35 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   r = sh(pacer_bin + " run -w synthetic_regression -a '" + library +
          "' --set learning_rate=0.01 --max-steps 20 --combine adasum --virtual-workers 4 --threads 1 -q");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+
+  // The per-tensor path (lars.cpp: a TensorRule in TensorwiseAlgorithm), built in the same
+  // project: listed with the hyperparameters TensorwiseAlgorithm appends, trains exactly like its
+  // source compiled in, and its state() is complete.
+  const std::string lars = example + "/liblars.so";
+  r = sh(pacer_bin + " list -a '" + lars + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("trust_coefficient"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("grad_clip"), std::string::npos) << r.out;
+  r = sh(pacer_bin + " run -w synthetic_regression -a '" + lars + "' --set learning_rate=" +
+         std::to_string(kLarsLearningRate) + " --set trust_coefficient=" + std::to_string(kLarsTrustCoefficient) +
+         " --max-steps 60 --eval-every 20 --budget 1000 --threads 1 -q --ignore-targets --out '" + dir_ + "/lars'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::vector<double> lars_plugin =
+      column(testing::read_file(dir_ + "/lars/eval_measurements.csv"), "validation/loss");
+  Lars lars_built_in;
+  Hyperparameters lars_hp;
+  lars_hp.set("learning_rate", kLarsLearningRate);
+  lars_hp.set("trust_coefficient", kLarsTrustCoefficient);
+  const TrialResult lars_reference = run_trial(*workload, lars_built_in, lars_hp, options);
+  ASSERT_EQ(lars_plugin.size(), lars_reference.evals.size());
+  for (size_t i = 0; i < lars_plugin.size(); ++i) {
+    const double expected = lars_reference.evals[i].metrics.at("validation/loss");
+    EXPECT_NEAR(lars_plugin[i], expected, 1e-6 * std::abs(expected)) << "eval " << i;
+  }
+  EXPECT_LT(lars_plugin.back(), 0.2 * lars_plugin.front());  // it trained
+  r = sh(pacer_bin + " check -a '" + lars + "' --steps 10");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("velocity"), std::string::npos) << r.out;
 }
 
 TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkLibTorchOrLayoutAreRefusedNamingBoth) {
@@ -179,6 +231,16 @@ TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkLibTorchOrLayoutAreRefusedNaming
   std::snprintf(host, sizeof host, "%016llx", static_cast<unsigned long long>(kSdkLayoutFingerprint));
   EXPECT_NE(r.err.find("lays out the SDK's types differently from this pacer"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(std::string("this pacer's ") + host), std::string::npos) << r.err;
+}
+
+// The executable exports the SDK (PACER_API), not its internals: a plugin that calls one fails to
+// load, naming the path and the symbol (dlopen resolves every symbol at load), exit 2.
+TEST_F(PluginTest, APluginCallingAnInternalFunctionIsRefusedNamingTheSymbol) {
+  const auto r = pacer(std::string("run -w synthetic_regression --max-steps 1 -q -a '") + INTERNAL_SYMBOL_PLUGIN + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("cannot be loaded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("undefined symbol"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("workload_specs"), std::string::npos) << r.err;  // the mangled name contains it
 }
 
 TEST_F(PluginTest, BadLibrariesAreInputErrorsNamingThePath) {

@@ -40,14 +40,14 @@ struct LaunchArgs {
 };
 
 std::atomic<int> g_interrupts{0};
-void on_interrupt(int) { g_interrupts.fetch_add(1); }
+void on_launch_interrupt(int) { g_interrupts.fetch_add(1); }
 
 // SIGINT and SIGTERM counted in g_interrupts while this lives (forwarded to the ranks).
 class InterruptCounter {
  public:
   InterruptCounter() {
     struct sigaction action {};
-    action.sa_handler = on_interrupt;
+    action.sa_handler = on_launch_interrupt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &old_int_);
     sigaction(SIGTERM, &action, &old_term_);

@@ -16,15 +16,22 @@
 //   models/flat_parameters.h         all parameters and gradients in one buffer each
 //   algorithms/schedules.h           the baselines' learning-rate schedules
 //   algorithms/update_rules.h        the baselines' update rules (SGD/momentum, Adam family), clipping
+//   algorithms/tensor_rule.h         the per-tensor path: a TensorRule updates each parameter tensor
+//                                    with its shape and type (what Shampoo, Muon, LAMB need)
+//   algorithms/tensorwise_algorithm.h  TensorwiseAlgorithm: a TensorRule plus the built-ins'
+//                                    machinery (gradient, clipping, warmup + cosine, state)
 //   algorithms/plugin_abi.h          PACER_PLUGIN(...): the one exported entry point
 //
 //   #include <pacer/algorithm.h>
-//   class SignSgd : public pacer::TrainingAlgorithm { ... };
-//   PACER_PLUGIN(PACER_ALGORITHM("sign_sgd", SignSgd))
+//   class SignSgd : public pacer::TrainingAlgorithm { ... };         // the whole interface, or
+//   class Lars : public pacer::TensorwiseAlgorithm { ... };          // a per-tensor rule
+//   PACER_PLUGIN(PACER_ALGORITHM("sign_sgd", SignSgd), PACER_ALGORITHM("lars", Lars))
 #include "algorithms/gradient_computer.h"
 #include "algorithms/plugin_abi.h"
 #include "algorithms/runner_state.h"
 #include "algorithms/schedules.h"
+#include "algorithms/tensor_rule.h"
+#include "algorithms/tensorwise_algorithm.h"
 #include "algorithms/training_algorithm.h"
 #include "algorithms/update_rules.h"
 #include "core/error.h"

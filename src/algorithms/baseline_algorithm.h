@@ -5,11 +5,12 @@
 // applied to the flat parameter buffer. Subclasses choose the rule and schedule.
 #include "algorithms/schedules.h"
 #include "algorithms/training_algorithm.h"
+#include "core/export.h"
 #include "models/flat_parameters.h"
 
 namespace pacer {
 
-class BaselineAlgorithm : public TrainingAlgorithm {
+class PACER_API BaselineAlgorithm : public TrainingAlgorithm {
  public:
   void init_optimizer_state(const Workload& workload, Network& network, const Hyperparameters* hparams,
                             uint64_t seed) override;

@@ -16,18 +16,19 @@
 #include <ATen/core/Tensor.h>
 
 #include "algorithms/runner_state.h"
+#include "core/export.h"
 #include "data/batch.h"
 #include "models/network.h"
 #include "workloads/workload.h"
 
 namespace pacer {
 
-struct LossSettings {
+struct PACER_API LossSettings {
   double dropout_rate = 0.0;     // passed to the model's forward
   double label_smoothing = 0.0;  // passed to the loss
 };
 
-class GradientComputer {
+class PACER_API GradientComputer {
  public:
   virtual ~GradientComputer() = default;
   // Zeroes the gradients, leaves the gradient of the mean training loss of `batch` in the
@@ -37,11 +38,11 @@ class GradientComputer {
 };
 
 // One worker's pass over the whole of `batch` in this process.
-at::Tensor local_backward(const Workload& workload, Network& network, const Batch& batch, const LossSettings& loss);
+PACER_API at::Tensor local_backward(const Workload& workload, Network& network, const Batch& batch, const LossSettings& loss);
 
 // The step's gradient: the context's computer (set by the trial runner) or, outside a trial,
 // local_backward.
-at::Tensor step_gradients(const StepContext& context, const Workload& workload, Network& network, const Batch& batch,
+PACER_API at::Tensor step_gradients(const StepContext& context, const Workload& workload, Network& network, const Batch& batch,
                           const LossSettings& loss);
 
 }  // namespace pacer

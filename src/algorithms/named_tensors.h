@@ -11,15 +11,17 @@
 #include <utility>
 #include <vector>
 
+#include "core/export.h"
+
 namespace pacer {
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
 // Appends clones of the defined tensors of `tensors` as "<name>.<index>".
-void append_tensor_list(NamedTensors& out, const std::string& name, const std::vector<at::Tensor>& tensors);
+PACER_API void append_tensor_list(NamedTensors& out, const std::string& name, const std::vector<at::Tensor>& tensors);
 // When `key` is "<name>.<index>", stores a clone of `value` at that index (growing `tensors`) and
 // returns true; false when the key belongs to another name. InputError on a malformed index.
-bool read_tensor_list(const std::string& key, const at::Tensor& value, const std::string& name,
+PACER_API bool read_tensor_list(const std::string& key, const at::Tensor& value, const std::string& name,
                       std::vector<at::Tensor>& tensors);
 
 }  // namespace pacer

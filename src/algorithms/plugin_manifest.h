@@ -7,6 +7,8 @@
 
 #include <cstddef>  // with libstdc++: _GLIBCXX_USE_CXX11_ABI
 
+#include "core/export.h"
+
 namespace pacer {
 
 class TrainingAlgorithm;
@@ -14,10 +16,10 @@ class TrainingAlgorithm;
 // Raised whenever the manifest or an interface a plugin implements changes. The public types'
 // sizes are checked on their own (layout_fingerprint, algorithms/sdk_layout.h).
 // 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics. 4: the manifest gained
-// layout_fingerprint.
-constexpr int kSdkAbiVersion = 4;
+// layout_fingerprint. 5: the per-tensor path (TensorRule, TensorwiseAlgorithm) joined the SDK.
+constexpr int kSdkAbiVersion = 5;
 
-struct PluginAlgorithm {
+struct PACER_API PluginAlgorithm {
   const char* name;
   TrainingAlgorithm* (*create)();  // a new instance, owned by the caller
 };
@@ -25,7 +27,7 @@ struct PluginAlgorithm {
 // Laid out so that every field is at the same offset however the plugin was compiled to pack
 // its structs (-fpack-struct=N): two 4-byte fields, then 8-byte ones, no padding anywhere. A
 // packed plugin's manifest can then still be read, and refused by its layout fingerprint.
-struct PluginManifest {
+struct PACER_API PluginManifest {
   int sdk_abi_version;  // first, so that any future layout can be refused by reading it alone
   int cxx11_abi;        // _GLIBCXX_USE_CXX11_ABI: std::string and friends must match across the boundary
   const char* torch_version;
@@ -36,7 +38,7 @@ struct PluginManifest {
 };
 
 // The values this build of Pacer was compiled with (what a plugin's manifest must match).
-PluginManifest host_manifest();
+PACER_API PluginManifest host_manifest();
 
 }  // namespace pacer
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/export.h"
 #include "core/hyperparameters.h"
 
 namespace pacer {
@@ -26,7 +27,8 @@ struct AlgorithmInfo {
 using AlgorithmFactory = std::function<std::unique_ptr<TrainingAlgorithm>()>;
 
 // Error when `name` is empty, already taken, or the factory is empty.
-void register_algorithm(const std::string& name, AlgorithmFactory factory);
+// Exported (PACER_API): the Python bridge registers each submission it loads.
+PACER_API void register_algorithm(const std::string& name, AlgorithmFactory factory);
 
 std::vector<std::string> algorithm_names();  // in registration order
 std::vector<AlgorithmInfo> algorithm_infos();

@@ -4,13 +4,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/export.h"
 #include "workloads/metrics.h"
 
 namespace pacer {
 
 class GradientComputer;  // algorithms/gradient_computer.h
 
-struct RunnerState {
+struct PACER_API RunnerState {
   int64_t step = 0;  // steps completed so far
   double accumulated_submission_time = 0.0;
   double accumulated_eval_time = 0.0;
@@ -24,7 +25,7 @@ struct RunnerState {
 };
 
 // What an algorithm gets on each timed call.
-struct StepContext {
+struct PACER_API StepContext {
   int64_t step = 0;        // 0-based index of the step being taken (AlgoPerf global_step)
   uint64_t step_seed = 0;  // derived from (trial seed, step): reproducible per-step randomness
   const RunnerState* state = nullptr;

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <string>
 
+#include "core/export.h"
+
 namespace pacer {
 
-struct LearningRateSchedule {
+struct PACER_API LearningRateSchedule {
   enum class Kind { constant, warmup_cosine, warmup_linear_decay };
   Kind kind = Kind::constant;
   double base_lr = 0.0;

@@ -14,6 +14,8 @@
 #include "algorithms/plugin_manifest.h"
 #include "algorithms/runner_state.h"
 #include "algorithms/schedules.h"
+#include "algorithms/tensor_rule.h"
+#include "algorithms/tensorwise_algorithm.h"
 #include "algorithms/training_algorithm.h"
 #include "algorithms/update_rules.h"
 #include "core/hyperparameters.h"
@@ -50,6 +52,6 @@ constexpr uint64_t kSdkLayoutFingerprint = sdk_layout_detail::layout_of<
     PluginManifest, PluginAlgorithm, TrainingAlgorithm, UpdateResult, RunnerState, StepContext, GradientComputer,
     LossSettings, Batch, Hyperparameters, HyperparameterSpec, Metrics, EvalRecord, WorkloadSpec, WorkloadContext,
     LossOutput, Workload, Network, ParamSlice, FlatParameters, LearningRateSchedule, SgdOptions, SgdState,
-    AdamOptions, AdamState>();
+    AdamOptions, AdamState, TensorInfo, TensorRule, TensorwiseRecipe, BaselineAlgorithm, TensorwiseAlgorithm>();
 
 }  // namespace pacer

@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "algorithms/named_tensors.h"
+#include "core/export.h"
 #include "models/network.h"
 
 namespace pacer {
 
 // What a rule may know about a parameter tensor besides its values.
-struct TensorInfo {
+struct PACER_API TensorInfo {
   std::vector<int64_t> shape;
   ParamType type = ParamType::weight;
   bool is_output_head = false;  // the last 2-D weight of the network (its output layer)
@@ -28,9 +29,9 @@ struct TensorInfo {
 
 // Shapes and types of `params`; the last tensor of type weight with 2 dimensions is marked as the
 // output head (Muon leaves it to AdamW, as its reference does).
-std::vector<TensorInfo> describe_tensors(const std::vector<at::Tensor>& params, const std::vector<ParamType>& types);
+PACER_API std::vector<TensorInfo> describe_tensors(const std::vector<at::Tensor>& params, const std::vector<ParamType>& types);
 
-class TensorRule {
+class PACER_API TensorRule {
  public:
   virtual ~TensorRule() = default;
   // One update of every tensor of `params` (in place) from `grads` (same order and shapes) with

@@ -12,10 +12,11 @@
 
 #include "algorithms/baseline_algorithm.h"
 #include "algorithms/tensor_rule.h"
+#include "core/export.h"
 
 namespace pacer {
 
-struct TensorwiseRecipe {
+struct PACER_API TensorwiseRecipe {
   std::string name;
   std::string description;
   std::vector<HyperparameterSpec> hyperparameters;  // the rule's own; the common ones are appended
@@ -34,7 +35,7 @@ struct TensorwiseRecipe {
       make_rule;
 };
 
-class TensorwiseAlgorithm : public BaselineAlgorithm {
+class PACER_API TensorwiseAlgorithm : public BaselineAlgorithm {
  public:
   explicit TensorwiseAlgorithm(TensorwiseRecipe recipe);
 

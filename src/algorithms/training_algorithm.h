@@ -20,6 +20,7 @@
 
 #include "algorithms/named_tensors.h"
 #include "algorithms/runner_state.h"
+#include "core/export.h"
 #include "core/hyperparameters.h"
 #include "data/batch.h"
 #include "data/batch_stream.h"
@@ -28,7 +29,7 @@
 
 namespace pacer {
 
-struct UpdateResult {
+struct PACER_API UpdateResult {
   at::Tensor loss;                 // mean training loss of the batch (scalar, detached)
   bool training_complete = false;  // the algorithm asks the runner to stop
   // Optional: the global norm of the gradient the update used, before any clipping (scalar,
@@ -42,7 +43,7 @@ struct UpdateResult {
   Metrics metrics = {};
 };
 
-class TrainingAlgorithm {
+class PACER_API TrainingAlgorithm {
  public:
   virtual ~TrainingAlgorithm() = default;
 

@@ -16,8 +16,6 @@ namespace {
 
 const char* kInfeasibleColor = "#CC0000";
 
-std::string g(double v) { return format_double("%.4g", v); }
-
 std::string cell(const std::string& text, const std::string& css_class = "") {
   return (css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">") + xml_escape(text) + "</td>";
 }
@@ -178,7 +176,7 @@ std::string curve_svg(const StudyAnalysis& a, size_t index) {
   LineChart chart;
   chart.id = "curve-" + std::to_string(index + 1);
   chart.css_class = "curve";
-  chart.title = c.trial + (c.objective ? " (" + a.data.objective_metric + " " + g(*c.objective) + ")" : "");
+  chart.title = c.trial + (c.objective ? " (" + a.data.objective_metric + " " + format_4g(*c.objective) + ")" : "");
   chart.x_label = "global step";
   chart.width = 560, chart.height = 300;
   const bool losses = !c.train_loss.empty() || !c.validation_loss.empty();
@@ -244,9 +242,9 @@ std::string render_analysis_html(const StudyAnalysis& a) {
       << "</th><th>studies</th><th>mean best</th><th>min</th><th>max</th><th>per study</th></tr>";
     for (const auto& grp : iso.groups) {
       std::string per;
-      for (const auto& [study, best] : grp.studies) per += (per.empty() ? "" : ", ") + (best ? g(*best) : "-");
+      for (const auto& [study, best] : grp.studies) per += (per.empty() ? "" : ", ") + (best ? format_4g(*best) : "-");
       h << "<tr>" << cell(grp.value, "l") << cell(std::to_string(grp.studies.size()))
-        << cell(grp.mean ? g(*grp.mean) : "-") << cell(grp.min ? g(*grp.min) : "-") << cell(grp.max ? g(*grp.max) : "-")
+        << cell(grp.mean ? format_4g(*grp.mean) : "-") << cell(grp.min ? format_4g(*grp.min) : "-") << cell(grp.max ? format_4g(*grp.max) : "-")
         << cell(per, "l") << "</tr>";
     }
     h << "</table><p>" << xml_escape(iso.verdict) << "</p>";
@@ -257,8 +255,8 @@ std::string render_analysis_html(const StudyAnalysis& a) {
     const auto& c = a.curves[i];
     h << "<div>" << curve_svg(a, i) << "<p class=\"verdicts\">";
     for (const auto& v : c.verdicts) h << "<b>" << xml_escape(v) << "</b><br>";
-    h << "Best eval at step " << c.best_step << " (" << g(c.best_value) << "), final step " << c.final_step << " ("
-      << g(c.final_value) << ")";
+    h << "Best eval at step " << c.best_step << " (" << format_4g(c.best_value) << "), final step " << c.final_step << " ("
+      << format_4g(c.final_value) << ")";
     if (!c.note.empty()) h << "<br>" << xml_escape(c.note);
     h << "</p></div>";
   }
@@ -272,7 +270,7 @@ std::string render_analysis_html(const StudyAnalysis& a) {
   for (const auto& imp : a.importance.ranked) {
     std::string bins;
     for (const auto& b : imp.bins) {
-      bins += (bins.empty() ? "" : "; ") + g(b.low) + "-" + g(b.high) + " -> " + g(b.mean_objective) + " (" +
+      bins += (bins.empty() ? "" : "; ") + format_4g(b.low) + "-" + format_4g(b.high) + " -> " + format_4g(b.mean_objective) + " (" +
               format_double("%.0f", 100 * b.infeasible_fraction()) + "%)";
     }
     h << "<tr>" << cell(imp.name, "l") << cell(format_double("%.3f", imp.eta_squared))
@@ -290,10 +288,10 @@ std::string render_analysis_html(const StudyAnalysis& a) {
     const auto& t = d.trials[i];
     const char* row_class = best_at && *best_at == i ? " class=\"best\"" : (t.feasible() ? "" : " class=\"infeasible\"");
     h << "<tr" << row_class << ">" << cell(t.study, "l") << cell(std::to_string(t.trial)) << cell(t.status, "l")
-      << cell(t.objective ? g(*t.objective) : "infeasible");
+      << cell(t.objective ? format_4g(*t.objective) : "infeasible");
     for (const auto& n : names) {
       const auto v = t.hparam(n);
-      h << cell(v ? g(*v) : "-");
+      h << cell(v ? format_4g(*v) : "-");
     }
     h << "</tr>";
   }

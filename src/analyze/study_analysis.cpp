@@ -13,8 +13,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string g(double v) { return format_double("%.4g", v); }
-
 Json optional_json(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(); }
 
 Json series_json(const CurveSeries& s) {
@@ -25,7 +23,7 @@ Json series_json(const CurveSeries& s) {
 
 std::string hparams_text(const TrialData& t) {
   std::string out;
-  for (const auto& [name, value] : t.hparams) out += (out.empty() ? "" : ", ") + name + "=" + g(value);
+  for (const auto& [name, value] : t.hparams) out += (out.empty() ? "" : ", ") + name + "=" + format_4g(value);
   return out;
 }
 
@@ -60,10 +58,10 @@ StudyAnalysis analyze_study(StudyData data, const AnalysisOptions& options) {
     if (dim.verdict.empty()) continue;
     std::string detail;
     for (const auto& p : dim.best) {
-      detail += (detail.empty() ? "" : "; ") + p.trial + ": " + dim.name + "=" + g(p.value) + " (u=" +
-                format_double("%.2f", p.unit) + ", objective " + g(p.objective) + ")";
+      detail += (detail.empty() ? "" : "; ") + p.trial + ": " + dim.name + "=" + format_4g(p.value) + " (u=" +
+                format_double("%.2f", p.unit) + ", objective " + format_4g(p.objective) + ")";
     }
-    add("boundary", dim.verdict, "best trials in [" + g(dim.min) + ", " + g(dim.max) + "]" + (dim.log ? " log" : "") +
+    add("boundary", dim.verdict, "best trials in [" + format_4g(dim.min) + ", " + format_4g(dim.max) + "]" + (dim.log ? " log" : "") +
                                      ": " + detail);
   }
 
@@ -74,9 +72,9 @@ StudyAnalysis analyze_study(StudyData data, const AnalysisOptions& options) {
     const auto& b = a.best_of_k;
     std::string detail = std::to_string(b.n) + " finished trials";
     if (!b.points.empty()) {
-      detail += "; expected best of 1: " + g(b.points.front().expected) + ", of " + std::to_string(b.n) + ": " +
-                g(b.points.back().expected) + "; gain over the last half of k: " + g(b.late_gain) + " of " +
-                g(b.total_gain) + " (bootstrap, " + std::to_string(b.resamples) + " resamples)";
+      detail += "; expected best of 1: " + format_4g(b.points.front().expected) + ", of " + std::to_string(b.n) + ": " +
+                format_4g(b.points.back().expected) + "; gain over the last half of k: " + format_4g(b.late_gain) + " of " +
+                format_4g(b.total_gain) + " (bootstrap, " + std::to_string(b.resamples) + " resamples)";
     }
     add("best_of_k", b.verdict, detail);
   }
@@ -85,8 +83,8 @@ StudyAnalysis analyze_study(StudyData data, const AnalysisOptions& options) {
   for (size_t r = 0; r < ranked.size() && static_cast<int>(r) < options.best_curves; ++r) {
     a.curves.push_back(diagnose_curve(d.trials[ranked[r]], d.objective_metric, d.higher_is_better));
     const auto& c = a.curves.back();
-    std::string detail = "best eval at step " + std::to_string(c.best_step) + " (" + g(c.best_value) +
-                         ") vs final step " + std::to_string(c.final_step) + " (" + g(c.final_value) + ")";
+    std::string detail = "best eval at step " + std::to_string(c.best_step) + " (" + format_4g(c.best_value) +
+                         ") vs final step " + std::to_string(c.final_step) + " (" + format_4g(c.final_value) + ")";
     if (!c.note.empty()) detail += "; " + c.note;
     if (c.verdicts.empty()) add("curve", c.trial + ": no curve problem", detail);
     for (const auto& v : c.verdicts) add("curve", c.trial + ": " + v, detail);
@@ -113,7 +111,7 @@ StudyAnalysis analyze_study(StudyData data, const AnalysisOptions& options) {
     std::string detail;
     for (const auto& grp : a.isolation->groups) {
       detail += (detail.empty() ? "" : "; ") + a.isolation->name + "=" + grp.value + ": " +
-                (grp.mean ? "mean " + g(*grp.mean) + " [" + g(*grp.min) + ", " + g(*grp.max) + "]" : "no feasible trial") +
+                (grp.mean ? "mean " + format_4g(*grp.mean) + " [" + format_4g(*grp.min) + ", " + format_4g(*grp.max) + "]" : "no feasible trial") +
                 " over " + std::to_string(grp.studies.size()) + (grp.studies.size() == 1 ? " study" : " studies");
     }
     add("isolation", a.isolation->verdict, detail);
@@ -259,7 +257,7 @@ std::string format_study_analysis(const StudyAnalysis& a) {
   if (!ranked.empty()) {
     const TrialData& best = d.trials[ranked.front()];
     out << "best trial: " << best.study << "/trial_" << best.trial << " " << d.objective_metric << " = "
-        << g(*best.objective) << " (" << hparams_text(best) << ")\n";
+        << format_4g(*best.objective) << " (" << hparams_text(best) << ")\n";
   }
   out << "verdicts:\n";
   for (const auto& v : a.verdicts) {

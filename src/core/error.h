@@ -6,9 +6,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/export.h"
+
 namespace pacer {
 
-class Error : public std::runtime_error {
+class PACER_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -16,13 +18,13 @@ class Error : public std::runtime_error {
 // The training algorithm's own code failed (a Python submission raised, or returned the wrong
 // thing): inside a study the trial is recorded as failed and the study goes on; `pacer run`
 // exits with 2, as for bad input.
-class SubmissionError : public Error {
+class PACER_API SubmissionError : public Error {
  public:
   using Error::Error;
 };
 
 // The user's input is wrong: unknown name, malformed file, out-of-range value, corrupt data.
-class InputError : public Error {
+class PACER_API InputError : public Error {
  public:
   using Error::Error;
 };

@@ -10,4 +10,6 @@ std::string format_double(const char* printf_format, double value) {
   return buffer;
 }
 
+std::string format_4g(double value) { return format_double("%.4g", value); }
+
 }  // namespace pacer

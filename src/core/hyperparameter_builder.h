@@ -11,11 +11,12 @@
 #include <string>
 #include <utility>
 
+#include "core/export.h"
 #include "core/hyperparameters.h"
 
 namespace pacer {
 
-class HyperparameterBuilder {
+class PACER_API HyperparameterBuilder {
  public:
   explicit HyperparameterBuilder(std::string name) { spec_.name = std::move(name); }
 

@@ -12,9 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/export.h"
+
 namespace pacer {
 
-class Hyperparameters {
+class PACER_API Hyperparameters {
  public:
   Hyperparameters() = default;
 
@@ -41,7 +43,7 @@ class Hyperparameters {
 };
 
 // What an algorithm declares about one hyperparameter.
-struct HyperparameterSpec {
+struct PACER_API HyperparameterSpec {
   std::string name;
   std::optional<double> default_value;  // none: the user must give a value
   double min = -std::numeric_limits<double>::infinity();
@@ -57,12 +59,12 @@ struct HyperparameterSpec {
 
 // What an algorithm declares must hold together: names unique, min <= max, a default inside its
 // own range. InputError naming `who` (a plugin) and the hyperparameter otherwise.
-void validate_hyperparameter_specs(const std::vector<HyperparameterSpec>& specs, const std::string& who);
+PACER_API void validate_hyperparameter_specs(const std::vector<HyperparameterSpec>& specs, const std::string& who);
 
 // Checks `given` against `specs` and fills defaults, in the order of `specs`. Unknown names,
 // values outside [min, max], non-finite values and missing values without a default are
 // InputErrors naming the key.
-Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& specs,
+PACER_API Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& specs,
                                         const Hyperparameters& given,
                                         const std::string& algorithm_name);
 

@@ -3,9 +3,11 @@
 // at all, as padding in AlgoPerf's evals).
 #include <ATen/core/Tensor.h>
 
+#include "core/export.h"
+
 namespace pacer {
 
-struct Batch {
+struct PACER_API Batch {
   at::Tensor inputs;
   at::Tensor targets;
   at::Tensor weights;  // optional, shape [batch]

@@ -16,12 +16,13 @@
 #include <thread>
 #include <vector>
 
+#include "core/export.h"
 #include "data/batch.h"
 #include "data/tensor_dataset.h"
 
 namespace pacer {
 
-struct BatchStreamOptions {
+struct PACER_API BatchStreamOptions {
   int64_t batch_size = 128;  // global batch size, over all ranks
   uint64_t seed = 0;
   int64_t rank = 0;
@@ -30,7 +31,7 @@ struct BatchStreamOptions {
   int64_t start_index = 0;  // the first global batch: a resumed trial continues where it stopped
 };
 
-class BatchStream {
+class PACER_API BatchStream {
  public:
   BatchStream(TensorDataset dataset, BatchStreamOptions options);
   ~BatchStream();

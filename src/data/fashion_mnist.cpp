@@ -37,7 +37,7 @@ at::Tensor labels_to_tensor(IdxArray&& array, const std::string& path, int64_t e
   return raw.to(at::kLong);
 }
 
-ImageClassificationData load_uncached(const std::string& dir) {
+ImageClassificationData load_images_uncached(const std::string& dir) {
   const std::string train_images = dir + "/train-images-idx3-ubyte.gz";
   const std::string train_labels = dir + "/train-labels-idx1-ubyte.gz";
   const std::string test_images = dir + "/t10k-images-idx3-ubyte.gz";
@@ -78,7 +78,7 @@ const ImageClassificationData& load_fashion_mnist(const std::string& dir) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(dir);
   if (it == cache.end()) {
-    it = cache.emplace(dir, std::make_unique<ImageClassificationData>(load_uncached(dir))).first;
+    it = cache.emplace(dir, std::make_unique<ImageClassificationData>(load_images_uncached(dir))).first;
   }
   return *it->second;
 }

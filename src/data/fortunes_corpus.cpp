@@ -36,7 +36,7 @@ TensorDataset windows(const std::string& bytes, int64_t context) {
   return {all.narrow(1, 0, context).contiguous(), all.narrow(1, 1, context).contiguous()};
 }
 
-TextCorpus load_uncached(const std::string& dir, int64_t context) {
+TextCorpus load_corpus_uncached(const std::string& dir, int64_t context) {
   if (context < 1) throw Error("fortunes corpus: context must be positive");
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
@@ -112,7 +112,7 @@ const TextCorpus& load_fortunes_corpus(const std::string& dir, int64_t context) 
   std::lock_guard<std::mutex> lock(mutex);
   auto key = std::make_pair(dir, context);
   auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, std::make_unique<TextCorpus>(load_uncached(dir, context))).first;
+  if (it == cache.end()) it = cache.emplace(key, std::make_unique<TextCorpus>(load_corpus_uncached(dir, context))).first;
   return *it->second;
 }
 

@@ -12,17 +12,18 @@
 
 #include <vector>
 
+#include "core/export.h"
 #include "models/network.h"
 
 namespace pacer {
 
-struct ParamSlice {
+struct PACER_API ParamSlice {
   int64_t offset = 0;
   int64_t numel = 0;
   ParamType type = ParamType::weight;
 };
 
-class FlatParameters {
+class PACER_API FlatParameters {
  public:
   FlatParameters() = default;
   // Rebinds the network's parameters; they must share one dtype and device.

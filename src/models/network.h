@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/export.h"
+
 namespace pacer {
 
 enum class ParamType {
@@ -26,9 +28,9 @@ enum class ParamType {
   batch_norm_bias,
   embedding,
 };
-const char* to_string(ParamType type);
+PACER_API const char* to_string(ParamType type);
 
-class Network : public torch::nn::Module {
+class PACER_API Network : public torch::nn::Module {
  public:
   // Training or evaluation behaviour follows Module::is_training() (train()/eval()).
   virtual at::Tensor forward(const at::Tensor& inputs, double dropout_rate) = 0;

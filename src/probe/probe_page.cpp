@@ -15,8 +15,6 @@
 namespace pacer {
 namespace {
 
-std::string g(double v, const char* format = "%.4g") { return format_double(format, v); }
-
 std::string page_head(const std::string& title) {
   return html_page_head(title,
                         ".bad{color:#a00}.knee{background:#e6f4e6}p.verdict,ul.verdicts li{font-size:105%}"
@@ -152,7 +150,7 @@ std::string grad_norm_chart(const StabilityProbeReport& r) {
     const bool shown = (r.verdict.best && lr == *r.verdict.best) ||
                        (r.verdict.divergence_point && lr == *r.verdict.divergence_point);
     if (!shown || r.sweep[i].grad_norms.empty()) continue;
-    ChartSeries s{"lr " + g(lr), palette_color(color++), {}};
+    ChartSeries s{"lr " + format_4g(lr), palette_color(color++), {}};
     for (size_t t = 0; t < r.sweep[i].grad_norms.size(); ++t) {
       const double n = r.sweep[i].grad_norms[t];
       s.points.emplace_back(static_cast<double>(t + 1), std::isfinite(n) ? n : 1e30);
@@ -168,13 +166,13 @@ std::string grad_norm_chart(const StabilityProbeReport& r) {
 
 std::string run_row(const StabilityRun& run, const RunAssessment& a) {
   std::ostringstream h;
-  h << "<tr" << (a.stable ? "" : " class=\"bad\"") << "><td>" << g(run.learning_rate) << "</td><td>"
-    << run.warmup_steps << "</td><td>" << (run.grad_clip > 0 ? g(run.grad_clip) : "-") << "</td><td class=\"l\">"
-    << xml_escape(a.reason) << "</td><td>" << g(a.initial_loss) << "</td><td>" << g(a.final_loss) << "</td><td>"
-    << g(a.max_loss) << "</td><td>" << a.spikes.size() << "</td><td>"
-    << (run.grad_norms.empty() ? "-" : g(percentile(run.grad_norms, 50))) << "</td><td>"
-    << (run.grad_norms.empty() ? "-" : g(percentile(run.grad_norms, 90))) << "</td><td>"
-    << (run.grad_clip > 0 ? g(100.0 * a.clipped_fraction, "%.0f%%") : "-") << "</td></tr>";
+  h << "<tr" << (a.stable ? "" : " class=\"bad\"") << "><td>" << format_4g(run.learning_rate) << "</td><td>"
+    << run.warmup_steps << "</td><td>" << (run.grad_clip > 0 ? format_4g(run.grad_clip) : "-") << "</td><td class=\"l\">"
+    << xml_escape(a.reason) << "</td><td>" << format_4g(a.initial_loss) << "</td><td>" << format_4g(a.final_loss) << "</td><td>"
+    << format_4g(a.max_loss) << "</td><td>" << a.spikes.size() << "</td><td>"
+    << (run.grad_norms.empty() ? "-" : format_4g(percentile(run.grad_norms, 50))) << "</td><td>"
+    << (run.grad_norms.empty() ? "-" : format_4g(percentile(run.grad_norms, 90))) << "</td><td>"
+    << (run.grad_clip > 0 ? format_double("%.0f%%", 100.0 * a.clipped_fraction) : "-") << "</td></tr>";
   return h.str();
 }
 
@@ -208,10 +206,10 @@ std::string render_throughput_probe_html(const ThroughputProbeReport& r) {
     const double gain = r.verdict.doubling_gain[fit_index++];
     const bool knee = r.verdict.recommended_batch_size && *r.verdict.recommended_batch_size == m.batch_size;
     h << "<tr" << (knee ? " class=\"knee\"" : "") << "><td>" << m.batch_size << "</td><td>"
-      << g(1e3 * m.step_seconds_median, "%.2f") << "</td><td>" << g(1e3 * m.step_seconds_min, "%.2f") << "</td><td>"
-      << g(1e3 * m.step_seconds_max, "%.2f") << "</td><td>" << g(m.examples_per_second, "%.0f") << "</td><td>"
-      << (std::isfinite(gain) ? g(gain, "%.2fx") : "-") << "</td><td>" << g(100.0 * m.data_wait_fraction, "%.1f%%")
-      << "</td><td>" << g(m.pipeline_examples_per_second, "%.0f") << "</td><td>"
+      << format_double("%.2f", 1e3 * m.step_seconds_median) << "</td><td>" << format_double("%.2f", 1e3 * m.step_seconds_min) << "</td><td>"
+      << format_double("%.2f", 1e3 * m.step_seconds_max) << "</td><td>" << format_double("%.0f", m.examples_per_second) << "</td><td>"
+      << (std::isfinite(gain) ? format_double("%.2fx", gain) : "-") << "</td><td>" << format_double("%.1f%%", 100.0 * m.data_wait_fraction)
+      << "</td><td>" << format_double("%.0f", m.pipeline_examples_per_second) << "</td><td>"
       << (m.peak_memory_bytes ? format_bytes(*m.peak_memory_bytes) + " (" + m.memory_measure + ")" : "-")
       << "</td><td>yes</td></tr>";
   }
@@ -245,12 +243,12 @@ std::string render_stability_probe_html(const StabilityProbeReport& r) {
   h << "</table>";
   h << final_loss_chart(r);
   std::vector<std::string> names;
-  for (const auto& run : r.sweep) names.push_back("lr " + g(run.learning_rate));
+  for (const auto& run : r.sweep) names.push_back("lr " + format_4g(run.learning_rate));
   h << loss_curves_chart("loss-curves", "Training loss per step, by learning rate", r.sweep, names);
   h << grad_norm_chart(r);
   if (!r.warmup_runs.empty() || r.clip_run) {
     h << "<h2>Fixes tested at learning rate "
-      << (r.verdict.divergence_point ? g(*r.verdict.divergence_point) : std::string("-")) << "</h2><table id=\"fixes\">"
+      << (r.verdict.divergence_point ? format_4g(*r.verdict.divergence_point) : std::string("-")) << "</h2><table id=\"fixes\">"
       << kRunHeader;
     std::vector<StabilityRun> runs;
     std::vector<std::string> fix_names;
@@ -262,7 +260,7 @@ std::string render_stability_probe_html(const StabilityProbeReport& r) {
     if (r.clip_run) {
       h << run_row(*r.clip_run, *r.clip_assessment);
       runs.push_back(*r.clip_run);
-      fix_names.push_back("clip " + g(r.clip_run->grad_clip));
+      fix_names.push_back("clip " + format_4g(r.clip_run->grad_clip));
     }
     for (size_t i = 0; i < r.sweep.size(); ++i) {
       if (r.verdict.divergence_point && r.sweep[i].learning_rate == *r.verdict.divergence_point) {
@@ -302,7 +300,7 @@ std::string format_throughput_probe(const ThroughputProbeReport& r) {
     const double gain = r.verdict.doubling_gain[fit_index++];
     std::snprintf(line, sizeof(line), "%10lld %10.2f %12.0f %8s %9.1f%% %14.0f %12s\n",
                   static_cast<long long>(m.batch_size), 1e3 * m.step_seconds_median, m.examples_per_second,
-                  std::isfinite(gain) ? g(gain, "%.2fx").c_str() : "-", 100.0 * m.data_wait_fraction,
+                  std::isfinite(gain) ? format_double("%.2fx", gain).c_str() : "-", 100.0 * m.data_wait_fraction,
                   m.pipeline_examples_per_second, m.peak_memory_bytes ? format_bytes(*m.peak_memory_bytes).c_str() : "-");
     out << line;
   }
@@ -324,7 +322,7 @@ std::string format_stability_probe(const StabilityProbeReport& r) {
     const auto& a = r.sweep_assessments[i];
     std::snprintf(line, sizeof(line), "%12.4g %8s %10.4g %10.4g %7zu %10s  %s\n", r.sweep[i].learning_rate,
                   a.stable ? "yes" : "no", a.initial_loss, a.final_loss, a.spikes.size(),
-                  r.sweep[i].grad_norms.empty() ? "-" : g(percentile(r.sweep[i].grad_norms, 90)).c_str(),
+                  r.sweep[i].grad_norms.empty() ? "-" : format_4g(percentile(r.sweep[i].grad_norms, 90)).c_str(),
                   a.reason.c_str());
     out << line;
   }

@@ -19,8 +19,6 @@
 namespace pacer {
 namespace {
 
-std::string g(double v) { return format_double("%.4g", v); }
-
 // Every step's training loss and gradient norm (eval steps included).
 class StepRecorder : public TrialObserver {
  public:
@@ -76,7 +74,7 @@ StabilityRun run_one(const ProbeContext& c, double lr, int64_t warmup_steps, dou
   t.observers.push_back(std::make_shared<StepRecorder>(run));
   auto algorithm = create_algorithm(c.algorithm);
   const TrialResult result = run_trial(c.workload, *algorithm, hp, t);
-  if (result.status == TrialStatus::failed) throw Error("stability probe run at learning rate " + g(lr) + " failed: " + result.message);
+  if (result.status == TrialStatus::failed) throw Error("stability probe run at learning rate " + format_4g(lr) + " failed: " + result.message);
   if (result.diverged()) {
     run.diverged = true;
     run.message = result.message;
@@ -86,11 +84,11 @@ StabilityRun run_one(const ProbeContext& c, double lr, int64_t warmup_steps, dou
 }
 
 std::string describe(const StabilityRun& run, const RunAssessment& a) {
-  std::string s = "lr " + g(run.learning_rate);
+  std::string s = "lr " + format_4g(run.learning_rate);
   if (run.warmup_steps > 0) s += ", warmup " + std::to_string(run.warmup_steps);
-  if (run.grad_clip > 0) s += ", clip " + g(run.grad_clip);
+  if (run.grad_clip > 0) s += ", clip " + format_4g(run.grad_clip);
   s += ": " + a.reason;
-  if (a.stable) s += " (loss " + g(a.initial_loss) + " -> " + g(a.final_loss) + ")";
+  if (a.stable) s += " (loss " + format_4g(a.initial_loss) + " -> " + format_4g(a.final_loss) + ")";
   if (!a.spikes.empty()) s += ", " + std::to_string(a.spikes.size()) + " loss spike(s)";
   return s;
 }
@@ -99,14 +97,14 @@ std::string describe(const StabilityRun& run, const RunAssessment& a) {
 
 std::vector<double> geometric_learning_rates(double lr_min, double lr_max, double factor) {
   if (!(lr_min > 0) || !(lr_max >= lr_min) || !(factor > 1.0) || !std::isfinite(lr_max)) {
-    throw InputError("learning-rate sweep: need 0 < --lr-min <= --lr-max and --lr-factor > 1 (got " + g(lr_min) + ", " +
-                     g(lr_max) + ", " + g(factor) + ")");
+    throw InputError("learning-rate sweep: need 0 < --lr-min <= --lr-max and --lr-factor > 1 (got " + format_4g(lr_min) + ", " +
+                     format_4g(lr_max) + ", " + format_4g(factor) + ")");
   }
   std::vector<double> rates;
   for (double lr = lr_min; lr <= lr_max * (1 + 1e-9); lr *= factor) {
     // It used to stop at 64 silently, sweeping less than the range asked for.
     if (rates.size() == 64) {
-      throw InputError("learning-rate sweep: " + g(lr_min) + " to " + g(lr_max) + " by a factor of " + g(factor) +
+      throw InputError("learning-rate sweep: " + format_4g(lr_min) + " to " + format_4g(lr_max) + " by a factor of " + format_4g(factor) +
                        " is more than 64 runs; raise --lr-factor or narrow --lr-min/--lr-max");
     }
     rates.push_back(lr);
@@ -134,7 +132,7 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
   }
   std::sort(rates.begin(), rates.end());
   for (double lr : rates) {
-    if (!(lr > 0) || !std::isfinite(lr)) throw InputError("--learning-rates: positive finite values (got " + g(lr) + ")");
+    if (!(lr > 0) || !std::isfinite(lr)) throw InputError("--learning-rates: positive finite values (got " + format_4g(lr) + ")");
     // Out of the algorithm's range: said now, not when the sweep reaches it.
     Hyperparameters h = base;
     h.set("learning_rate", lr);
@@ -154,7 +152,7 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
     if (o.progress) o.progress->log(line);
   };
   for (double lr : rates) {
-    if (o.progress) o.progress->update("stability probe: learning rate " + g(lr));
+    if (o.progress) o.progress->update("stability probe: learning rate " + format_4g(lr));
     r.sweep.push_back(run_one(c, lr, 0, 0.0));
     r.sweep_assessments.push_back(assess_run(r.sweep.back(), o.rules));
     log(describe(r.sweep.back(), r.sweep_assessments.back()));
@@ -180,7 +178,7 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
     } else {
       for (int64_t w : warmups) {
         if (w <= 0) throw InputError("--warmup-steps: positive values (got " + std::to_string(w) + ")");
-        if (o.progress) o.progress->update("stability probe: warmup " + std::to_string(w) + " at " + g(unstable));
+        if (o.progress) o.progress->update("stability probe: warmup " + std::to_string(w) + " at " + format_4g(unstable));
         r.warmup_runs.push_back(run_one(c, unstable, w, 0.0));
         r.warmup_assessments.push_back(assess_run(r.warmup_runs.back(), o.rules));
         log(describe(r.warmup_runs.back(), r.warmup_assessments.back()));
@@ -192,12 +190,12 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
       const double step_hint = static_cast<double>(std::max<int64_t>(1, r.step_hint));
       r.warmup_advice = r.recommended_warmup_steps
                             ? "a linear warmup of " + std::to_string(*r.recommended_warmup_steps) +
-                                  " steps makes learning rate " + g(unstable) +
-                                  " stable (tested; warmup_factor = " + g(*r.recommended_warmup_steps / step_hint) +
+                                  " steps makes learning rate " + format_4g(unstable) +
+                                  " stable (tested; warmup_factor = " + format_4g(*r.recommended_warmup_steps / step_hint) +
                                   " of the step hint " + std::to_string(r.step_hint) + ")"
                             : "no tested warmup (up to " + std::to_string(warmups.back()) +
-                                  " steps) makes learning rate " + g(unstable) + " stable: try clipping, or stay below " +
-                                  (r.verdict.largest_stable ? g(*r.verdict.largest_stable) : std::string("the sweep"));
+                                  " steps) makes learning rate " + format_4g(unstable) + " stable: try clipping, or stay below " +
+                                  (r.verdict.largest_stable ? format_4g(*r.verdict.largest_stable) : std::string("the sweep"));
     }
     log(r.warmup_advice);
 
@@ -213,15 +211,15 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
       r.clipping_advice = "no stable run with gradient norms to set a clipping threshold from";
     } else {
       r.clip_threshold = percentile(reference->grad_norms, 90.0);
-      if (o.progress) o.progress->update("stability probe: clipping at " + g(*r.clip_threshold));
+      if (o.progress) o.progress->update("stability probe: clipping at " + format_4g(*r.clip_threshold));
       r.clip_run = run_one(c, unstable, 0, *r.clip_threshold);
       r.clip_assessment = assess_run(*r.clip_run, o.rules);
       log(describe(*r.clip_run, *r.clip_assessment));
       const double clipped = r.clip_assessment->clipped_fraction;
-      r.clipping_advice = "grad_clip " + g(*r.clip_threshold) + " (90th percentile of the gradient norms at lr " +
-                          g(reference->learning_rate) + ") " +
-                          (r.clip_assessment->stable ? "makes" : "does not make") + " learning rate " + g(unstable) +
-                          " stable; it clipped " + g(100.0 * clipped) + "% of the steps" +
+      r.clipping_advice = "grad_clip " + format_4g(*r.clip_threshold) + " (90th percentile of the gradient norms at lr " +
+                          format_4g(reference->learning_rate) + ") " +
+                          (r.clip_assessment->stable ? "makes" : "does not make") + " learning rate " + format_4g(unstable) +
+                          " stable; it clipped " + format_4g(100.0 * clipped) + "% of the steps" +
                           (clipped > 0.5 ? " (more than half: too aggressive, it acts as a lower learning rate)" : "");
     }
     log(r.clipping_advice);

@@ -10,8 +10,6 @@
 namespace pacer {
 namespace {
 
-std::string g(double v) { return format_double("%.4g", v); }
-
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -60,9 +58,9 @@ RunAssessment assess_run(const StabilityRun& run, const StabilityRules& rules) {
   if (run.diverged || !std::isfinite(a.final_loss)) {
     a.reason = "diverged" + (run.message.empty() ? std::string() : ": " + run.message);
   } else if (a.max_loss > rules.blowup_factor * a.initial_loss) {
-    a.reason = "loss blew up to " + g(a.max_loss) + " (" + g(a.max_loss / a.initial_loss) + "x the first step's)";
+    a.reason = "loss blew up to " + format_4g(a.max_loss) + " (" + format_4g(a.max_loss / a.initial_loss) + "x the first step's)";
   } else if (!(a.final_loss < a.initial_loss)) {
-    a.reason = "no progress: final loss " + g(a.final_loss) + " vs " + g(a.initial_loss) + " at the first step";
+    a.reason = "no progress: final loss " + format_4g(a.final_loss) + " vs " + format_4g(a.initial_loss) + " at the first step";
   } else {
     a.stable = true;
     a.reason = "stable";
@@ -97,7 +95,7 @@ LearningRateVerdict learning_rate_verdict(const std::vector<StabilityRun>& runs,
     } else {
       stable_so_far = false;
       v.divergence_point = r->learning_rate;
-      v.explanation = "learning rate " + g(r->learning_rate) + " is unstable (" + a.reason + ")";
+      v.explanation = "learning rate " + format_4g(r->learning_rate) + " is unstable (" + a.reason + ")";
     }
   }
   if (sorted.empty()) {
@@ -105,10 +103,10 @@ LearningRateVerdict learning_rate_verdict(const std::vector<StabilityRun>& runs,
   } else if (!v.largest_stable) {
     v.explanation = "even the smallest learning rate tried is unstable: " + v.explanation;
   } else if (!v.divergence_point) {
-    v.explanation = "every learning rate tried is stable, up to " + g(*v.largest_stable) +
+    v.explanation = "every learning rate tried is stable, up to " + format_4g(*v.largest_stable) +
                     "; sweep higher to find the divergence point";
   } else {
-    v.explanation = "largest stable learning rate " + g(*v.largest_stable) + "; " + v.explanation;
+    v.explanation = "largest stable learning rate " + format_4g(*v.largest_stable) + "; " + v.explanation;
   }
   return v;
 }

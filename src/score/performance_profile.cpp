@@ -10,7 +10,7 @@
 namespace pacer {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr int kTauPoints = 100;
 
 std::string format_cut(double t, double best) {
@@ -41,7 +41,7 @@ ProfileResult compute_performance_profiles(const ProfileInput& in) {
   if (in.times.size() != S) throw Error("performance profiles: times has the wrong number of rows");
   ProfileResult out;
   out.reason.assign(S, std::vector<std::string>(W));
-  std::vector<std::vector<double>> t(S, std::vector<double>(W, kInf));
+  std::vector<std::vector<double>> t(S, std::vector<double>(W, kInfinity));
   auto column = [&](const std::string& name) -> int {
     auto it = std::find(in.workloads.begin(), in.workloads.end(), name);
     return it == in.workloads.end() ? -1 : static_cast<int>(it - in.workloads.begin());
@@ -83,7 +83,7 @@ ProfileResult compute_performance_profiles(const ProfileInput& in) {
       const int b = column(in.base_of.at(in.workloads[w]));
       for (size_t s = 0; s < S; ++s) {
         if ((b < 0 || std::isinf(t[s][b])) && !std::isinf(t[s][w])) {
-          t[s][w] = kInf;
+          t[s][w] = kInfinity;
           out.reason[s][w] = "cut: base workload " + in.base_of.at(in.workloads[w]) + " not reached";
         }
       }
@@ -91,12 +91,12 @@ ProfileResult compute_performance_profiles(const ProfileInput& in) {
   }
   // 2. The 4x cut-off, on every column.
   for (size_t w = 0; w < W; ++w) {
-    double best = kInf;
+    double best = kInfinity;
     for (size_t s = 0; s < S; ++s) best = std::min(best, t[s][w]);
     for (size_t s = 0; s < S; ++s) {
       if (!std::isinf(t[s][w]) && t[s][w] > kMaxTau * best) {
         out.reason[s][w] = format_cut(t[s][w], best);
-        t[s][w] = kInf;
+        t[s][w] = kInfinity;
       }
     }
   }
@@ -108,7 +108,7 @@ ProfileResult compute_performance_profiles(const ProfileInput& in) {
       if (b < 0) continue;
       for (size_t s = 0; s < S; ++s) {
         if (std::isinf(t[s][w]) && !std::isinf(t[s][b])) {
-          t[s][b] = kInf;
+          t[s][b] = kInfinity;
           out.reason[s][b] = "cut: held-out variant " + in.workloads[w] + " not within the rules (" +
                              (out.reason[s][w].empty() ? "not reached" : out.reason[s][w]) + ")";
         }
@@ -118,17 +118,17 @@ ProfileResult compute_performance_profiles(const ProfileInput& in) {
 
   // 4.-5. Ratios, profiles, score over the base columns.
   const size_t B = out.base_workloads.size();
-  out.scored.assign(S, std::vector<double>(B, kInf));
-  out.ratio.assign(S, std::vector<double>(B, kInf));
+  out.scored.assign(S, std::vector<double>(B, kInfinity));
+  out.ratio.assign(S, std::vector<double>(B, kInfinity));
   for (size_t b = 0; b < B; ++b) {
     const int w = column(out.base_workloads[b]);
     if (w < 0) continue;  // a base nobody ran: inf for everyone, still counted in the denominator
-    double best = kInf;
+    double best = kInfinity;
     for (size_t s = 0; s < S; ++s) best = std::min(best, t[s][w]);
     for (size_t s = 0; s < S; ++s) {
       out.scored[s][b] = t[s][w];
       // A zero fastest time (a degenerate log) would give 0/0: only equal times count then.
-      if (!std::isinf(t[s][w])) out.ratio[s][b] = best > 0 ? t[s][w] / best : (t[s][w] == 0 ? 1.0 : kInf);
+      if (!std::isinf(t[s][w])) out.ratio[s][b] = best > 0 ? t[s][w] / best : (t[s][w] == 0 ? 1.0 : kInfinity);
     }
   }
   out.tau = tau_grid();

@@ -4,11 +4,13 @@
 #include <map>
 #include <string>
 
+#include "core/export.h"
+
 namespace pacer {
 
 using Metrics = std::map<std::string, double>;
 
-struct EvalRecord {
+struct PACER_API EvalRecord {
   int64_t step = 0;  // steps completed when the eval ran
   double accumulated_submission_time = 0.0;
   double accumulated_eval_time = 0.0;

@@ -6,12 +6,14 @@
 // as AlgoPerf computes it), loss, num_examples. Label smoothing does not apply.
 // Eval splits are subsets (kEvalExamples each) of Fashion-MNIST's validation and test splits and
 // of the training set: a U-Net eval costs ~25x an MLP's per image.
+#include "core/export.h"
 #include "data/kspace_undersampling.h"
 #include "workloads/in_memory_workload.h"
 
 namespace pacer {
 
-class FashionMnistReconstructionWorkload : public InMemoryWorkload {
+// Exported (PACER_API): the Python bridge tells the loss type by its type.
+class PACER_API FashionMnistReconstructionWorkload : public InMemoryWorkload {
  public:
   using InMemoryWorkload::InMemoryWorkload;
 

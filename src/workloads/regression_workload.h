@@ -2,12 +2,14 @@
 // The synthetic workload: teacher-student linear regression (data/synthetic_regression.h) with a
 // linear student and mean squared error. Trains to target in about a second on one core; the
 // best achievable validation loss is about the noise variance.
+#include "core/export.h"
 #include "data/synthetic_regression.h"
 #include "workloads/workload.h"
 
 namespace pacer {
 
-class SyntheticRegressionWorkload : public Workload {
+// Exported (PACER_API): the Python bridge tells the loss type by its type.
+class PACER_API SyntheticRegressionWorkload : public Workload {
  public:
   SyntheticRegressionWorkload(WorkloadSpec spec, SyntheticRegressionOptions options);
 

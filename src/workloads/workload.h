@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "core/export.h"
 #include "data/tensor_dataset.h"
 #include "models/network.h"
 #include "workloads/metrics.h"
@@ -25,12 +26,12 @@ namespace pacer {
 
 enum class ForwardMode { train, eval };
 
-struct WorkloadContext {
+struct PACER_API WorkloadContext {
   std::string data_dir;  // empty: $PACER_DATA_DIR or the built-in default
   c10::Device device = c10::Device(c10::DeviceType::CPU);
 };
 
-struct LossOutput {
+struct PACER_API LossOutput {
   at::Tensor summed;       // scalar: sum of per-example losses times weights
   at::Tensor n_valid;      // scalar: sum of weights (number of examples without weights)
   at::Tensor per_example;  // [batch]
@@ -38,9 +39,9 @@ struct LossOutput {
 };
 
 // The LossOutput of per-example losses [batch] with optional example weights (undefined: all 1).
-LossOutput weighted_loss(at::Tensor per_example, const at::Tensor& weights);
+PACER_API LossOutput weighted_loss(at::Tensor per_example, const at::Tensor& weights);
 
-class Workload {
+class PACER_API Workload {
  public:
   explicit Workload(WorkloadSpec spec) : spec_(std::move(spec)) {}
   virtual ~Workload() = default;

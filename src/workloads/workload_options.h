@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "core/export.h"
+
 namespace pacer {
 
-struct WorkloadOptionSpec {
+struct PACER_API WorkloadOptionSpec {
   enum class Kind { choice, integer };
   std::string name;
   Kind kind = Kind::choice;
@@ -30,8 +32,8 @@ using WorkloadOptions = std::map<std::string, std::string>;
 
 // "NAME=VALUE" items; InputError for an item without '=' or with an empty name or value, or a
 // name given twice.
-WorkloadOptions parse_workload_options(const std::vector<std::string>& items);
+PACER_API WorkloadOptions parse_workload_options(const std::vector<std::string>& items);
 // "activation=tanh,width=256" (empty for no options).
-std::string to_string(const WorkloadOptions& options);
+PACER_API std::string to_string(const WorkloadOptions& options);
 
 }  // namespace pacer

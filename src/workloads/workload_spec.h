@@ -7,15 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "core/export.h"
 #include "workloads/workload_options.h"
 
 namespace pacer {
 
 enum class EvalSplit { train, validation, test };
-const char* to_string(EvalSplit split);
-EvalSplit parse_eval_split(const std::string& name);  // InputError for an unknown name
+PACER_API const char* to_string(EvalSplit split);
+PACER_API EvalSplit parse_eval_split(const std::string& name);  // InputError for an unknown name
 
-struct WorkloadSpec {
+struct PACER_API WorkloadSpec {
   std::string name;
   std::string description;
   std::string modality;       // e.g. "image classification", "language modelling"
