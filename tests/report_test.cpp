@@ -98,6 +98,31 @@ TEST(SvgChart, NiceTicksAndEscaping) {
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
 }
 
+// A board has more algorithms than the palette has colours: from the eleventh on, a colour comes
+// back, drawn dashed (in the chart and its legend) and striped in the table's swatch.
+TEST(SvgChart, AColoursSecondUseIsDashedAndItsSwatchStriped) {
+  EXPECT_EQ(pacer::palette_color(10), pacer::palette_color(0));
+  EXPECT_FALSE(pacer::palette_dashed(0));
+  EXPECT_FALSE(pacer::palette_dashed(9));
+  EXPECT_TRUE(pacer::palette_dashed(10));
+  EXPECT_TRUE(pacer::palette_dashed(14));
+  EXPECT_EQ(pacer::palette_swatch_css(0), "background:" + pacer::palette_color(0));
+  EXPECT_NE(pacer::palette_swatch_css(10).find("repeating-linear-gradient"), std::string::npos);
+  pacer::LineChart chart;
+  for (size_t i = 0; i < 12; ++i) {
+    pacer::ChartSeries s{"s" + std::to_string(i), pacer::palette_color(i), {{1, 0.1}, {2, 0.5}}, true};
+    s.dashed = pacer::palette_dashed(i);
+    chart.series.push_back(s);
+  }
+  const std::string svg = chart.render();
+  size_t dashed = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) {
+    const std::string line = svg.substr(at, svg.find('>', at) - at);
+    if (line.find("stroke-dasharray") != std::string::npos) ++dashed;
+  }
+  EXPECT_EQ(dashed, 2u);  // s10 and s11
+}
+
 // Log axes read as values (batch sizes 32 64 128, steps 100 1000), measured points carry markers,
 // the legend lists only series with data, bands and vertical marks are drawn, and points a fixed
 // range cuts are counted in a note.

@@ -81,8 +81,8 @@ std::string render_report_html(const std::string& dir) {
     const size_t workloads = j.at("workloads").size();
     for (size_t s = 0; s < subs.size(); ++s) {
       const auto& sub = subs[s];
-      h << "<tr><td>" << sub.at("rank").get<int>() << "</td><td class=\"name\"><span class=\"swatch\" style=\"background:"
-        << palette_color(s) << "\"></span>" << xml_escape(sub.at("name")) << "</td><td>"
+      h << "<tr><td>" << sub.at("rank").get<int>() << "</td><td class=\"name\"><span class=\"swatch\" style=\""
+        << palette_swatch_css(s) << "\"></span>" << xml_escape(sub.at("name")) << "</td><td>"
         << format_double("%.4f", sub.at("score").get<double>()) << "</td><td>" << sub.at("reached").get<int>() << "/"
         << workloads << "</td>";
       if (!reference.empty()) {

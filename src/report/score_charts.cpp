@@ -23,6 +23,7 @@ std::string profile_chart_svg(const ScoreResult& r) {
     std::snprintf(label, sizeof(label), "%s (%.3f)", r.submissions[s].name.c_str(), r.submissions[s].score);
     series.name = label;
     series.color = palette_color(s);
+    series.dashed = palette_dashed(s);
     series.step = true;
     for (size_t k = 0; k < r.tau.size(); ++k) series.points.push_back({r.tau[k], r.submissions[s].rho[k]});
     chart.series.push_back(series);
@@ -43,6 +44,7 @@ std::string curve_chart_svg(const ScoreResult& r, size_t w) {
     ChartSeries series;
     series.name = r.submissions[s].name;
     series.color = palette_color(s);
+    series.dashed = palette_dashed(s);
     for (const auto& p : r.submissions[s].workloads[w].curve) {
       series.points.push_back({p.time, p.value});
       values.push_back(p.value);

@@ -85,13 +85,22 @@ std::vector<double> log_ticks(double lo, double hi) {
   return ticks;
 }
 
-}  // namespace
-
-const std::string& palette_color(size_t index) {
-  // Okabe-Ito and Tableau hues: readable for colour-blind viewers and on white.
+// Okabe-Ito and Tableau hues: readable for colour-blind viewers and on white.
+const std::vector<std::string>& palette() {
   static const std::vector<std::string> colors = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
                                                   "#56B4E9", "#000000", "#8C564B", "#7F7F7F", "#BCBD22"};
-  return colors[index % colors.size()];
+  return colors;
+}
+}  // namespace
+
+const std::string& palette_color(size_t index) { return palette()[index % palette().size()]; }
+
+bool palette_dashed(size_t index) { return (index / palette().size()) % 2 == 1; }
+
+std::string palette_swatch_css(size_t index) {
+  const std::string& c = palette_color(index);
+  if (!palette_dashed(index)) return "background:" + c;
+  return "background:repeating-linear-gradient(90deg," + c + " 0 4px,#ffffff 4px 6px)";
 }
 
 std::vector<double> nice_ticks(double lo, double hi, int count) {

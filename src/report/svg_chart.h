@@ -30,7 +30,7 @@ struct ChartSeries {
   double marker_size = 3.5;                       // radius in px
   std::vector<std::pair<double, double>> y_bars = {};  // empty or one (low, high) per point: a vertical bar
   bool markers = false;                                // a line with a marker at each point
-  bool dashed = false;                                 // a fitted or reference curve, not measurements
+  bool dashed = false;  // a fitted or reference curve, or a colour's second use (palette_dashed)
 };
 
 struct ChartBand {
@@ -67,6 +67,11 @@ struct LineChart {
 };
 
 const std::string& palette_color(size_t index);  // distinguishable colours, cycling
+// Whether series `index` is drawn dashed: from the palette's second round on, a line has a colour
+// an earlier one has, and the dash tells the two apart (a 15-algorithm board has five such pairs).
+bool palette_dashed(size_t index);
+// The CSS background of a table swatch for series `index`: its colour, striped when dashed.
+std::string palette_swatch_css(size_t index);
 // About `count` round tick values covering [lo, hi] (steps of 1, 2, 2.5 or 5 x 10^k).
 std::vector<double> nice_ticks(double lo, double hi, int count);
 // True when the positive values span at least `decades` powers of ten (a log axis reads better).
