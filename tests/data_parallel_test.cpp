@@ -1,7 +1,8 @@
 // Data parallelism across real processes over c10d Gloo on loopback: the distributed combiners
 // against the in-process tree reference (2, 3 and 4 ranks), `pacer launch` runs equal to
-// virtual-worker runs, a killed rank makes the others fail within the collective timeout, a rank
-// with different initial parameters is refused, and launch stops the others when one fails.
+// virtual-worker runs, a killed rank makes the others fail within the collective timeout; in
+// process, the launcher (dist/rank_launcher: a failing rank stops the others, per-rank logs,
+// forwarded interrupts, refusals before any rank starts) and the rendezvous checks.
 #include <gtest/gtest.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -26,6 +28,7 @@
 #include "dist/c10d_communicator.h"
 #include "dist/dist_environment.h"
 #include "dist/gradient_combiner.h"
+#include "dist/rank_launcher.h"
 #include "dist/rendezvous.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
@@ -356,20 +359,97 @@ TEST_F(DataParallelTest, LaunchRefusesABadRendezvousBeforeStartingRanks) {
 // Ranks whose initial parameters differ: in-process now (RankSync.DifferentInitialParametersFailOnEveryRank
 // in trial_loop_test.cpp), the same check the processes run.
 
-TEST_F(DataParallelTest, LaunchStopsTheOthersWhenOneFails) {
-  const auto start_time = std::chrono::steady_clock::now();
-  const auto r = pacer("launch -n 3 --grace 2 -- sh -c 'echo hello from $RANK of $WORLD_SIZE; "
-                       "if [ \"$RANK\" = 1 ]; then sleep 1; exit 3; fi; sleep 60'");  // the others print first
-  EXPECT_EQ(r.code, 3) << r.out << r.err;
-  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(20));
-  EXPECT_NE(r.out.find("[rank 1] hello from 1 of 3"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("[rank 2] hello from 2 of 3"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("rank 1 exited with status 3; stopping the other ranks"), std::string::npos) << r.err;
+// What `pacer launch` does, in process (dist/rank_launcher): the command only binds options.
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), f)) > 0;) text.append(buffer, n);
+  return text;
+}
 
-  const auto ok = pacer("launch -n 2 -- sh -c 'echo rank $RANK port $MASTER_PORT'");
-  EXPECT_EQ(ok.code, 0) << ok.err;
-  const auto missing = pacer("launch -n 2 -- /nonexistent/program");
-  EXPECT_NE(missing.code, 0);
+struct CapturedLaunch {
+  std::FILE* out = std::tmpfile();
+  std::FILE* messages = std::tmpfile();
+  ~CapturedLaunch() {
+    std::fclose(out);
+    std::fclose(messages);
+  }
+  LaunchRequest request(int processes, const std::string& shell) const {
+    LaunchRequest r;
+    r.layout.processes = processes;
+    r.command = {"sh", "-c", shell};
+    r.output = out;
+    r.messages = messages;
+    return r;
+  }
+};
+
+TEST(LaunchRanks, OneFailingRankStopsTheOthersAndItsStatusIsTheResult) {
+  CapturedLaunch io;
+  LaunchRequest r = io.request(3, "echo hello from $RANK of $WORLD_SIZE; if [ \"$RANK\" = 1 ]; then sleep 0.5; exit 3; fi; "
+                                  "sleep 60");  // the others print first
+  r.grace_sec = 2;
+  const auto start_time = std::chrono::steady_clock::now();
+  EXPECT_EQ(launch_ranks(r), 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(20));  // not the others' 60 s
+  const std::string out = read_all(io.out), messages = read_all(io.messages);
+  EXPECT_NE(out.find("[rank 1] hello from 1 of 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank 2] hello from 2 of 3"), std::string::npos) << out;
+  EXPECT_NE(messages.find("rank 1 exited with status 3; stopping the other ranks"), std::string::npos) << messages;
+  EXPECT_NE(messages.find("failed (exit status by rank: 0:"), std::string::npos) << messages;
+}
+
+TEST(LaunchRanks, EachRankIsToldItsPlaceAndItsLinesGoToItsLogFile) {
+  CapturedLaunch io;
+  const std::string dir = ::testing::TempDir() + "/launch_logs_" + std::to_string(::getpid());
+  LaunchRequest r = io.request(2, "echo $RANK/$WORLD_SIZE local $LOCAL_RANK group $GROUP_RANK at $MASTER_ADDR");
+  r.layout.nnodes = 1;
+  r.log_dir = dir;
+  EXPECT_EQ(launch_ranks(r), 0);
+  const std::string out = read_all(io.out), messages = read_all(io.messages);
+  EXPECT_NE(out.find("[rank 0] 0/2 local 0 group 0 at 127.0.0.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank 1] 1/2 local 1 group 0 at 127.0.0.1"), std::string::npos) << out;
+  EXPECT_EQ(testing::read_file(dir + "/rank_1.log"), "1/2 local 1 group 0 at 127.0.0.1\n");
+  EXPECT_NE(messages.find("pacer launch: 2 processes, rendezvous 127.0.0.1:"), std::string::npos) << messages;
+  // An interrupt counted before the ranks start reaches the supervisor as one to forward: the
+  // ranks get SIGINT and the launch ends without waiting out their sleep.
+  std::atomic<int> interrupts{0};
+  LaunchRequest slow = io.request(2, "sleep 30");
+  slow.interrupts = &interrupts;
+  slow.grace_sec = 1;
+  std::thread press([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    interrupts = 1;
+  });
+  const auto start_time = std::chrono::steady_clock::now();
+  EXPECT_NE(launch_ranks(slow), 0);
+  press.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(15));
+  EXPECT_NE(read_all(io.messages).find("interrupt, forwarding to 2 rank(s)"), std::string::npos);
+}
+
+TEST(LaunchRanks, BadRequestsAreRefusedBeforeAnyRankStarts) {
+  CapturedLaunch io;
+  const std::string marker = "echo started";
+  LaunchRequest r = io.request(1, marker);
+  r.layout.nnodes = 2;
+  r.layout.node_rank = 2;
+  EXPECT_NE(input_error_of([&] { launch_ranks(r); }).find("--node-rank 2: must be below --nnodes 2"), std::string::npos);
+  r = io.request(1, marker);
+  r.command.clear();
+  EXPECT_NE(input_error_of([&] { launch_ranks(r); }).find("no command"), std::string::npos);
+  r = io.request(1, marker);
+  r.rdzv_endpoint = "host:70000";
+  EXPECT_NE(input_error_of([&] { launch_ranks(r); }).find("--rdzv-endpoint"), std::string::npos);
+  r = io.request(2, marker);
+  r.log_dir = "/proc/no-such-folder";
+  EXPECT_NE(input_error_of([&] { launch_ranks(r); }).find("--log-dir: cannot write /proc/no-such-folder/rank_0.log"),
+            std::string::npos);
+  r = io.request(1, marker);
+  r.command = {"/nonexistent/program"};
+  EXPECT_NE(input_error_of([&] { launch_ranks(r); }).find("/nonexistent/program"), std::string::npos);
+  EXPECT_EQ(read_all(io.out).find("started"), std::string::npos);
 }
 
 TEST_F(DataParallelTest, BadDataParallelOptionsAreInputErrors) {

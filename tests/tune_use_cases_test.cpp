@@ -1,12 +1,14 @@
 // The tune layer's use-cases in process. `pacer tune`: plan_tune turns a request into validated
 // sweeps (workloads or a suite, v0.5's held-out draw, the ruleset's defaults, a scientific axis)
 // and refuses bad input naming the culprit; the held-out record; the headline and overhead lines.
-// `pacer board`: make_board_setup's defaults and refusals; the progress line.
+// `pacer board`: make_board_setup's defaults and refusals; the progress line. `pacer run`:
+// run_one_trial's budget under the rules presets, its results folder written once.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +17,9 @@
 #include "support/input_error.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
+#include "tune/run_request.h"
 #include "tune/tune_request.h"
+#include "workloads/registry.h"
 #include "workloads/suites.h"
 
 namespace pacer {
@@ -176,6 +180,43 @@ TEST_F(TuneRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
   }
 }
 
+// The self-tuning budget is the rules preset's, as in tune and board: x1.5 under v0.6, x3 under
+// v0.5; a budget multiplier given wins. A results folder is written once: a second run into it
+// is refused before any step, --overwrite replaces it.
+TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrittenOnce) {
+  const auto run = [&](const std::string& rules, std::optional<double> multiplier, const std::string& out) {
+    RunRequest r;
+    r.workload = "synthetic_regression";
+    r.algorithm = "sgd";
+    r.self_tuning = true;
+    r.rules = rules;
+    r.budget_multiplier = multiplier;
+    r.trial.max_steps = 5;
+    r.quiet = true;
+    r.out = out;
+    return r;
+  };
+  const double base = workload_spec("synthetic_regression").max_runtime_sec;
+  EXPECT_DOUBLE_EQ(run_one_trial(run("", std::nullopt, "")).result.time_budget, base * 1.5);
+  EXPECT_DOUBLE_EQ(run_one_trial(run("v0.6", std::nullopt, "")).result.time_budget, base * 1.5);
+  EXPECT_DOUBLE_EQ(run_one_trial(run("v0.5", std::nullopt, "")).result.time_budget, base * 3.0);
+  EXPECT_DOUBLE_EQ(run_one_trial(run("v0.5", 2.0, "")).result.time_budget, base * 2.0);
+  EXPECT_NE(input_error_of([&] { run_one_trial(run("v0.4", std::nullopt, "")); }).find("v0.4"), std::string::npos);
+
+  const std::string out = dir_ + "/run";
+  const RunOutcome first = run_one_trial(run("", std::nullopt, out));
+  EXPECT_EQ(first.result.steps, 5);
+  EXPECT_EQ(first.rank, 0);
+  EXPECT_EQ(first.workload.name, "synthetic_regression");
+  ASSERT_TRUE(std::filesystem::exists(out + "/trial.json"));
+  const auto written = std::filesystem::last_write_time(out + "/trial.json");
+  EXPECT_NE(input_error_of([&] { run_one_trial(run("", std::nullopt, out)); }).find(out), std::string::npos);
+  EXPECT_EQ(std::filesystem::last_write_time(out + "/trial.json"), written);  // untouched
+  RunRequest again = run("", std::nullopt, out);
+  again.existing = ExistingResults::overwrite;
+  EXPECT_EQ(run_one_trial(again).result.steps, 5);
+}
+
 TEST(StoreOverheadLine, SaysWhatTheStoreCostAgainstTheTrialsAndNothingWithoutTrials) {
   WorkerReport report;
   EXPECT_EQ(store_overhead_line(report), "");
@@ -245,6 +286,23 @@ TEST(BoardSetup, BadRequestsAreRefusedNamingTheCulprit) {
     const std::string message = input_error_of([&] { make_board_setup(r); });
     EXPECT_NE(message.find(cases[i].second), std::string::npos) << "case " << i << ": " << message;
   }
+}
+
+TEST(BoardHeadline, SaysTheBoardsSizeItsPartsWhatTheStoreHoldsAndTheEstimatePerWorker) {
+  BoardSetup setup;
+  setup.spec.algorithms = {"adamw", "lion"};
+  setup.spec.workloads = {"fmnist_mlp", "synthetic_regression", "fortunes_lm"};
+  setup.spec.studies = 3;
+  setup.spec.trials = 5;
+  BoardPlan plan;
+  plan.parts = {{"self", Ruleset::self, 0}, {"external", Ruleset::external, 0}, {"rerun1", Ruleset::external, 1}};
+  BoardProgress before;
+  before.done = 120;
+  before.total = 2475;
+  before.remaining_trial_sec = 4 * 3600.0;
+  EXPECT_EQ(board_headline(setup, plan, before, "runs/board.db", 2),
+            "pacer board: 2 algorithms x 3 workloads, parts: self external rerun1; 3 studies x 5 trials (external); "
+            "store runs/board.db: 120 of 2475 trials done; estimated 4h00m of trial time left (2h00m with 2 workers)");
 }
 
 TEST(BoardProgressLine, SaysDoneRunningStoppedElapsedAndTheEstimateSharedOverTheWorkers) {

@@ -33,10 +33,17 @@ namespace {
 // What the options bind: the library's request, plus what only this process needs.
 struct BoardArgs {
   BoardRequest request;
-  std::string store = "runs/board.db", out = "runs/board", worker_label;
-  int workers = 2, threads = 1, bootstrap = 1000;
-  double max_hours = 0.0, lease = 60.0, progress_every = 0.0;
-  bool no_race = false, no_run = false, quiet = false;
+  std::string out = "runs/board";
+  int bootstrap = 1000;
+  double max_hours = 0.0, progress_every = 0.0;
+  bool no_run = false, quiet = false;
+  std::shared_ptr<LocalWorkerArgs> workers = [] {
+    auto w = std::make_shared<LocalWorkerArgs>();
+    w->store = "runs/board.db";
+    w->workers = 2;  // the setting: two workers of one thread each on a 2-core machine
+    w->threads = 1;
+    return w;
+  }();
   std::shared_ptr<TrialSpecOptions> trial = [] {
     auto t = std::make_shared<TrialSpecOptions>();
     t->clock = "cpu";  // a board's times must not bend with whatever else runs on the machine
@@ -77,35 +84,13 @@ void write_outputs(const BoardResults& results, const std::string& out) {
 // (130 interrupted) and whether the deadline stopped it.
 std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const BoardPlan& plan, const StudyStore& store,
                                  const std::vector<std::string>& base_args, DeadlineWatch::Steady::time_point started) {
-  const bool is_worker = !a->worker_label.empty();
-  const int threads = set_num_threads(a->threads, 1);
-  Progress progress(a->quiet ? Progress::Mode::quiet : is_worker ? Progress::Mode::lines : Progress::auto_detect());
-  if (!is_worker) {
-    const BoardProgress before = board_progress(store, plan);
-    std::fprintf(stderr, "pacer board: %zu algorithms x %zu workloads, parts:", setup.spec.algorithms.size(),
-                 setup.spec.workloads.size());
-    for (const auto& p : plan.parts) std::fprintf(stderr, " %s", p.name.c_str());
-    std::fprintf(stderr, "; %d studies x %lld trials (external); store %s: %lld of %lld trials done; "
-                         "estimated %s of trial time left (%s with %d workers)\n",
-                 setup.spec.studies, static_cast<long long>(setup.spec.trials), store.path().c_str(),
-                 static_cast<long long>(before.done), static_cast<long long>(before.total),
-                 format_duration(before.remaining_trial_sec).c_str(),
-                 format_duration(before.remaining_trial_sec / a->workers).c_str(), a->workers);
-  }
+  const LocalWorkerArgs& w = *a->workers;
+  const int threads = set_num_threads(w.threads, 1);
+  Progress progress(w.progress_mode(a->quiet));
+  if (!w.is_worker()) std::fprintf(stderr, "%s\n", board_headline(setup, plan, board_progress(store, plan), store.path(), w.workers).c_str());
   const std::atomic<bool>& interrupted = install_interrupt_handler();
-  std::optional<DeadlineWatch::Steady::time_point> deadline;
-  if (a->max_hours > 0)
-    deadline = started + std::chrono::duration_cast<DeadlineWatch::Steady::duration>(
-                             std::chrono::duration<double>(a->max_hours * 3600.0));
-  DeadlineWatch watch(interrupted, deadline);
-  WorkerOptions options;
-  options.lease_sec = a->lease;
-  options.heartbeat_sec = a->lease / 6.0;
-  options.poll_sec = std::min(2.0, options.heartbeat_sec);
-  options.stop_requested = &watch.stop;
-  options.progress = &progress;
-  options.label = a->worker_label;
-  options.race = !a->no_race;
+  DeadlineWatch watch(interrupted, DeadlineWatch::after_hours(started, a->max_hours));
+  WorkerOptions options = w.worker_options(&watch.stop, &progress);
   if (setup.against)
     options.race_bounds = std::make_shared<RaceBounds>(
         board_bounds(*setup.against, setup.rules->name, to_string(setup.spec.external_trial.clock)));
@@ -113,13 +98,13 @@ std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const Bo
   {
     const bool terminal = Progress::auto_detect() == Progress::Mode::terminal;
     std::optional<BoardProgressReporter> reporter;
-    if (!is_worker && !a->quiet)
-      reporter.emplace(a->store, plan, a->workers, a->progress_every > 0 ? a->progress_every : terminal ? 15.0 : 60.0);
+    if (!w.is_worker() && !a->quiet)
+      reporter.emplace(w.store, plan, w.workers, a->progress_every > 0 ? a->progress_every : terminal ? 15.0 : 60.0);
     // A worker that died leaves its trial to the lease; what is left is finished here.
-    if (a->workers <= 1 || is_worker || (run_worker_copies(base_args, a->workers, threads, interrupted) && !watch.stop))
-      report = run_board_worker(a->store, plan, options);
+    if (w.workers <= 1 || w.is_worker() || (run_worker_copies(base_args, w.workers, threads, interrupted) && !watch.stop))
+      report = run_board_worker(w.store, plan, options);
   }
-  if (is_worker) return {report.interrupted && !watch.deadline_hit ? 130 : 0, watch.deadline_hit};
+  if (w.is_worker()) return {report.interrupted && !watch.deadline_hit ? 130 : 0, watch.deadline_hit};
   return {interrupted ? 130 : 0, watch.deadline_hit};
 }
 
@@ -129,14 +114,14 @@ int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   if (a->trial->budget_multiplier_given) a->request.budget_multiplier = a->trial->spec.budget_multiplier;
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
   if (!a->no_run) resolve_device(a->trial->spec.device);
-  make_store_folder(a->store);
-  StudyStore store(a->store);
+  make_store_folder(a->workers->store);
+  StudyStore store(a->workers->store);
   const BoardPlan plan = plan_board(store, setup.spec);
   int status = 0;
   bool deadline_hit = false;
   if (!a->no_run) {
     std::tie(status, deadline_hit) = run_workers(a, setup, plan, store, base_args, started);
-    if (!a->worker_label.empty()) return status;
+    if (a->workers->is_worker()) return status;
   }
   // ---- Outputs: what the store holds now, complete or not. The bootstrap takes tens of seconds.
   if (a->bootstrap > 0 && !a->quiet)
@@ -195,24 +180,19 @@ void add_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
 
 // Where and how this command runs it: the store, the outputs, the workers, the deadline.
 void add_process_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
-  app.add_option("--store", a->store, "Study store: a SQLite file or a postgresql:// URI")->capture_default_str();
+  add_local_worker_options(app, a->workers, "(default 1)");
   app.add_option("-o,--out", a->out, "Folder of the outputs (per part: seconds/ and steps/ score files, charts, "
                                      "report.html; board.md, step_costs.csv and stability.json)")->capture_default_str();
-  app.add_option("--workers", a->workers, "Worker processes on this machine")->check(positive_number())->capture_default_str();
-  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker")->check(positive_number())->capture_default_str();
   app.add_option("--max-hours", a->max_hours, "Stop cleanly after this many hours (the running trials are given back "
                                               "and re-run on resume); 0: no deadline")
       ->check(non_negative_number());
-  app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat")->check(positive_number());
   app.add_option("--progress-every", a->progress_every, "Seconds between progress lines (default 60; 15 on a terminal)")
       ->check(positive_number());
-  app.add_flag("--no-race", a->no_race, "Run every trial to its target or budget");
   app.add_flag("--no-run", a->no_run, "Only write the outputs from what the store holds");
   app.add_option("--bootstrap", a->bootstrap,
                  "Resamples of the bootstrap over studies behind the stability tables (0: none)")
       ->check(non_negative_number())->capture_default_str();
   app.add_flag("-q,--quiet", a->quiet, "No per-trial lines");
-  app.add_option("--worker-label", a->worker_label, "")->group("");
 }
 
 Action add_board_command(CLI::App& app, int argc, char** argv) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <tuple>
 
 #include "commands.h"
 #include "input_guards.h"
@@ -25,11 +26,14 @@ namespace {
 // What the options bind: the library's request, plus what only this process needs.
 struct TuneArgs {
   TuneRequest request;
-  std::string ruleset = "external", store = "runs/tune.db", out, worker_label, checkpoint_every;
-  int workers = 1, threads = 0;
+  std::string ruleset = "external", out, checkpoint_every;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
-  double lease = 60.0, heartbeat = 0.0;
-  bool quiet = false, json = false, no_race = false;
+  std::shared_ptr<LocalWorkerArgs> workers = [] {
+    auto w = std::make_shared<LocalWorkerArgs>();
+    w->store = "runs/tune.db";
+    return w;
+  }();
+  bool quiet = false, json = false;
 };
 
 // The summary of the sweeps, the store's overhead, and the exit status: 130 interrupted, 1 when
@@ -86,21 +90,11 @@ void add_request_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
 
 // Where and how this command runs it: the store, the logs, the workers, the output.
 void add_process_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
-  app.add_option("--store", a->store, "Study store: a SQLite file (created if missing) or a postgresql:// URI")->capture_default_str();
+  add_local_worker_options(app, a->workers, "(default: this machine's CPUs / --workers)");
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
-  app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")->check(positive_number());
   app.add_option("--checkpoint-every", a->checkpoint_every,
                  "Checkpoint each trial in its --out folder every N steps or T seconds (30s, 5m): a trial re-run "
                  "after its worker died resumes from it");
-  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker (default: this machine's CPUs / --workers)")->check(non_negative_number());
-  app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
-      ->check(positive_number())->capture_default_str();
-  app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(positive_number());
-  app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
-      ->group("");  // internal
-  app.add_flag("--no-race", a->no_race,
-               "Run every external-tuning trial to its target or budget (default: stop a trial once it can no "
-               "longer become its study's best; scores and best trials are the same either way)");
   app.add_flag("-q,--quiet", a->quiet, "Only the final summary");
   app.add_flag("--json", a->json, "Final summary as JSON on stdout (as `pacer study show --json`); progress on stderr");
 }
@@ -113,24 +107,22 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   const TunePlan plan = plan_tune(a->request);
   if (plan.space_from_submission) std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", plan.space_file.c_str());
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-  if (a->heartbeat <= 0.0) a->heartbeat = a->lease / 6.0;
-  if (a->heartbeat >= a->lease) throw InputError("--heartbeat must be shorter than --lease");
-  const auto [checkpoint_steps, checkpoint_sec] = parse_checkpoint_every(a->checkpoint_every);
-  if ((checkpoint_steps > 0 || checkpoint_sec > 0) && a->out.empty()) {
+  const LocalWorkerArgs& w = *a->workers;
+  WorkerOptions options = w.worker_options(nullptr, nullptr);  // --heartbeat against --lease, now
+  std::tie(options.checkpoint_every_steps, options.checkpoint_every_sec) = parse_checkpoint_every(a->checkpoint_every);
+  if ((options.checkpoint_every_steps > 0 || options.checkpoint_every_sec > 0) && a->out.empty()) {
     throw InputError("--checkpoint-every needs --out (the checkpoints live in the trial folders)");
   }
   resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial
-  const bool is_worker = !a->worker_label.empty();
   // Before the store: an --out of another experiment, or one that cannot be written, is refused now.
-  if (!a->out.empty() && !is_worker) claim_log_folder(a->out, plan.experiment, to_string(plan.ruleset));
-  make_store_folder(a->store);
+  if (!a->out.empty() && !w.is_worker()) claim_log_folder(a->out, plan.experiment, to_string(plan.ruleset));
+  make_store_folder(w.store);
 
-  StudyStore store(a->store);
+  StudyStore store(w.store);
   const std::vector<StudyRecord> studies = plan_sweeps(store, plan.sweeps);
-  const int threads = set_num_threads(a->threads, a->workers);  // each worker gets its share of the CPUs
-  // Spawned workers share one terminal: plain lines, no redrawn bars.
-  Progress progress(a->quiet ? Progress::Mode::quiet : is_worker ? Progress::Mode::lines : Progress::auto_detect());
-  if (!is_worker) {
+  const int threads = set_num_threads(w.threads, w.workers);  // each worker gets its share of the CPUs
+  Progress progress(w.progress_mode(a->quiet));
+  if (!w.is_worker()) {
     std::vector<int64_t> ids;
     for (const auto& s : studies) ids.push_back(s.id);
     progress.log(plan.headline(store.path(), store.progress(ids)));
@@ -140,23 +132,15 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
 
   // First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.
   const std::atomic<bool>& stop = install_interrupt_handler();
-  WorkerOptions options;
-  options.out_dir = a->out;
-  options.experiment_folders = plan.scientific.has_value();  // one sweep per value: OUT/<experiment>/study_<k>/...
-  options.lease_sec = a->lease;
-  options.heartbeat_sec = a->heartbeat;
-  options.poll_sec = std::min(2.0, a->heartbeat);
   options.stop_requested = &stop;
   options.progress = &progress;
-  options.label = a->worker_label;
-  options.checkpoint_every_steps = checkpoint_steps;
-  options.checkpoint_every_sec = checkpoint_sec;
-  options.race = !a->no_race;
+  options.out_dir = a->out;
+  options.experiment_folders = plan.scientific.has_value();  // one sweep per value: OUT/<experiment>/study_<k>/...
   WorkerReport report;
   // A worker that died leaves its trial to the lease; what is left is finished here.
-  if (a->workers <= 1 || (run_worker_copies(base_args, a->workers, threads, stop) && !stop))
-    report = run_tuning_worker(a->store, studies, options);
-  if (is_worker) return report.interrupted ? 130 : 0;
+  if (w.workers <= 1 || (run_worker_copies(base_args, w.workers, threads, stop) && !stop))
+    report = run_tuning_worker(w.store, studies, options);
+  if (w.is_worker()) return report.interrupted ? 130 : 0;
   return finish_tune(store, studies, report, a->json, stop);
 }
 

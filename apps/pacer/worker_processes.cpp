@@ -1,11 +1,47 @@
 #include "worker_processes.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "input_guards.h"
 #include "core/error.h"
 #include "core/spawn_error.h"
 
 namespace pacer::cli {
+
+Progress::Mode LocalWorkerArgs::progress_mode(bool quiet) const {
+  return quiet ? Progress::Mode::quiet : is_worker() ? Progress::Mode::lines : Progress::auto_detect();
+}
+
+WorkerOptions LocalWorkerArgs::worker_options(const std::atomic<bool>* stop_requested, Progress* progress) const {
+  WorkerOptions options;
+  options.lease_sec = lease;
+  options.heartbeat_sec = heartbeat > 0.0 ? heartbeat : lease / 6.0;
+  if (options.heartbeat_sec >= lease) throw InputError("--heartbeat must be shorter than --lease");
+  options.poll_sec = std::min(2.0, options.heartbeat_sec);
+  options.stop_requested = stop_requested;
+  options.progress = progress;
+  options.label = worker_label;
+  options.race = !no_race;
+  return options;
+}
+
+void add_local_worker_options(CLI::App& app, const std::shared_ptr<LocalWorkerArgs>& a, const std::string& threads_default) {
+  app.add_option("--store", a->store, "Study store: a SQLite file (created if missing) or a postgresql:// URI")
+      ->capture_default_str();
+  app.add_option("--workers", a->workers, "Worker processes on this machine sharing the studies")
+      ->check(positive_number())->capture_default_str();
+  app.add_option("--threads", a->threads, "Intra-op CPU threads per worker " + threads_default)
+      ->check(non_negative_number());
+  app.add_option("--lease", a->lease, "Seconds a trial stays claimed without a heartbeat before another worker re-runs it")
+      ->check(positive_number())->capture_default_str();
+  app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(positive_number());
+  app.add_flag("--no-race", a->no_race,
+               "Run every trial to its target or budget (default: stop a trial once it can no longer change a score: "
+               "past its study's best or 4x the fastest; scores and best trials are the same either way)");
+  app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
+      ->group("");  // internal
+}
 
 std::vector<std::string> worker_base_args(int argc, char** argv) {
   std::vector<std::string> args = {argv[0]};

@@ -1,16 +1,45 @@
 #pragma once
 // The worker processes of `pacer tune` and `pacer board`: copies of the command itself, each a
-// single worker with its share of the CPUs, writing to the same terminal.
+// single worker with its share of the CPUs, writing to the same terminal; and the options both
+// commands bind for them.
 //
+//   auto workers = std::make_shared<LocalWorkerArgs>();
+//   add_local_worker_options(app, workers, "(default: this machine's CPUs / --workers)");
+//   ... after parsing:
+//   WorkerOptions options = workers->worker_options(&stop, &progress);
 //   const auto base = worker_base_args(argc, argv);        // without --workers/--threads/...
 //   const bool failed = run_worker_copies(base, /*count=*/2, /*threads=*/1, interrupted);
+#include <CLI/CLI.hpp>
+
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/process_supervisor.h"
+#include "core/progress.h"
+#include "tune/tuning_worker.h"
 
 namespace pacer::cli {
+
+// --store, --workers, --threads, --lease, --heartbeat, --no-race and the hidden --worker-label
+// that a spawned worker gets. Set the defaults before binding (they show in --help).
+struct LocalWorkerArgs {
+  std::string store, worker_label;
+  int workers = 1, threads = 0;
+  double lease = 60.0, heartbeat = 0.0;  // heartbeat 0: lease / 6
+  bool no_race = false;
+
+  bool is_worker() const { return !worker_label.empty(); }
+  // Spawned workers share one terminal: plain lines, no redrawn bars.
+  Progress::Mode progress_mode(bool quiet) const;
+  // The lease, heartbeat, polling, racing, label, stop flag and progress of a tuning worker;
+  // InputError when the heartbeat is not shorter than the lease.
+  WorkerOptions worker_options(const std::atomic<bool>* stop_requested, Progress* progress) const;
+};
+
+void add_local_worker_options(CLI::App& app, const std::shared_ptr<LocalWorkerArgs>& args,
+                              const std::string& threads_default);
 
 // This command's arguments without --workers, --worker-label and --threads (each worker gets its
 // own).

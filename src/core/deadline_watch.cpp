@@ -12,6 +12,11 @@ DeadlineWatch::DeadlineWatch(const std::atomic<bool>& interrupted, std::optional
         }
       }) {}
 
+std::optional<DeadlineWatch::Steady::time_point> DeadlineWatch::after_hours(Steady::time_point start, double hours) {
+  if (hours <= 0) return std::nullopt;
+  return start + std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(hours * 3600.0));
+}
+
 DeadlineWatch::~DeadlineWatch() {
   {
     std::lock_guard<std::mutex> lock(mutex_);

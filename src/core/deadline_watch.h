@@ -24,6 +24,9 @@ class DeadlineWatch {
   DeadlineWatch(const DeadlineWatch&) = delete;
   DeadlineWatch& operator=(const DeadlineWatch&) = delete;
 
+  // `hours` after `start`; none when hours <= 0 (no deadline: --max-hours 0).
+  static std::optional<Steady::time_point> after_hours(Steady::time_point start, double hours);
+
   std::atomic<bool> stop{false}, deadline_hit{false};
 
  private:

@@ -150,3 +150,20 @@ std::vector<std::string> newcomer_rank_lines(const BoardResults& results, const 
 }
 
 }  // namespace pacer
+
+namespace pacer {
+
+std::string board_headline(const BoardSetup& setup, const BoardPlan& plan, const BoardProgress& before,
+                           const std::string& store_path, int workers) {
+  std::string parts;
+  for (const auto& p : plan.parts) parts += " " + p.name;
+  return "pacer board: " + std::to_string(setup.spec.algorithms.size()) + " algorithms x " +
+         std::to_string(setup.spec.workloads.size()) + " workloads, parts:" + parts + "; " +
+         std::to_string(setup.spec.studies) + " studies x " + std::to_string(setup.spec.trials) +
+         " trials (external); store " + store_path + ": " + std::to_string(before.done) + " of " +
+         std::to_string(before.total) + " trials done; estimated " + format_duration(before.remaining_trial_sec) +
+         " of trial time left (" + format_duration(before.remaining_trial_sec / std::max(workers, 1)) + " with " +
+         std::to_string(workers) + " workers)";
+}
+
+}  // namespace pacer

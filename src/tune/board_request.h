@@ -59,6 +59,13 @@ struct BoardSetup {
 // the culprit; nothing written.
 BoardSetup make_board_setup(const BoardRequest& request);
 
+// The line a board starts with: its size, its parts, what the store holds and the estimate left,
+// e.g. "pacer board: 15 algorithms x 5 workloads, parts: self external rerun1; 3 studies x 5
+// trials (external); store runs/board.db: 120 of 2475 trials done; estimated 20h10m of trial time
+// left (10h05m with 2 workers)".
+std::string board_headline(const BoardSetup& setup, const BoardPlan& plan, const BoardProgress& before,
+                           const std::string& store_path, int workers);
+
 // One worker's share of the board: phase by phase, moving on when a phase has nothing left to
 // claim (other workers finish what they hold), then once more over everything, waiting for the
 // trials others still run and taking over any whose worker died.

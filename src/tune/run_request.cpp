@@ -1,0 +1,56 @@
+#include "tune/run_request.h"
+
+#include "algorithms/plugin_loader.h"
+#include "algorithms/registry.h"
+#include "algorithms/training_algorithm.h"
+#include "core/error.h"
+#include "core/folder_lock.h"
+#include "dist/c10d_communicator.h"
+#include "dist/dist_environment.h"
+#include "runtime/torch_runtime.h"
+#include "score/rules.h"
+#include "train/trial_runner.h"
+#include "tune/ruleset.h"
+#include "workloads/registry.h"
+
+namespace pacer {
+
+RunOutcome run_one_trial(const RunRequest& request) {
+  // Unknown names or options: InputError listing valid ones.
+  auto workload = create_workload(request.workload, request.trial.workload_options);
+  const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
+  auto algorithm = create_algorithm(algorithm_name);
+  // Processes come from the launcher's environment; virtual workers and the combiner from the
+  // spec; run_trial assembles the plan from both.
+  const DistEnvironment env = DistEnvironment::from_environment();
+  set_num_threads(request.threads, env.local_world_size);  // the ranks on this machine share its CPUs
+  TrialOptions options;
+  options.spec = request.trial;
+  const RulesPreset& rules = rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
+  options.spec.budget_multiplier = request.budget_multiplier.value_or(
+      request.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);
+  if (env.world_size > 1)  // launched as one rank of several
+    options.communicator = make_process_communicator(env, request.dist_backend, request.dist_timeout_sec,
+                                                     resolve_device(options.spec.device).is_cuda());
+  const bool lead = env.rank == 0;
+  FolderLock out_lock;  // held to the end: a second command writing the folder is refused
+  if (lead && !request.out.empty())  // before any work: never mix with, or silently replace, earlier results
+    out_lock = prepare_result_folder(request.out, request.existing);
+  Progress progress(request.quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
+  options.seed = request.seed;
+  options.out_dir = request.out;
+  options.checkpoint_every_steps = request.checkpoint_every_steps;
+  options.checkpoint_every_sec = request.checkpoint_every_sec;
+  options.resume = request.existing == ExistingResults::resume;
+  options.keep_best = request.keep_best;
+  options.progress = &progress;
+  options.stop_requested = request.stop_requested;
+  options.make_algorithm = [algorithm_name] { return create_algorithm(algorithm_name); };
+  progress.log("pacer run: " + request.workload + " x " + request.algorithm + ", seed " + std::to_string(request.seed) +
+               (request.out.empty() ? "" : ", writing to " + request.out));
+  const std::optional<Hyperparameters> point = request.self_tuning ? std::nullopt : request.point;
+  RunOutcome outcome{run_trial(*workload, *algorithm, point, options), workload->spec(), env.rank};
+  return outcome;
+}
+
+}  // namespace pacer

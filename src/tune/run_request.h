@@ -1,0 +1,61 @@
+#pragma once
+// `pacer run` as a library call: one trial of a workload and an algorithm, written to a results
+// folder in AlgoPerf's layout. The request says what the user asks; run_one_trial creates the
+// workload and the algorithm (a name, a plugin library or a Python submission), takes the
+// processes from the launcher's environment (torchrun's variables: one rank of several gets a
+// c10d communicator), locks and prepares --out before any work, and runs the trial. The budget
+// multiplier of a self-tuning run is the rules preset's, as in tune and board.
+//
+//   pacer::RunRequest request;
+//   request.workload = "fmnist_mlp";
+//   request.algorithm = "nadamw";
+//   request.point = pacer::Hyperparameters{{"learning_rate", 1e-3}};
+//   request.out = "runs/default";
+//   const pacer::RunOutcome run = pacer::run_one_trial(request);   // InputError naming the culprit
+//   std::cout << pacer::trial_summary(run.result, run.workload, request.out);
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/hyperparameters.h"
+#include "core/progress.h"
+#include "train/trial_result.h"
+#include "train/trial_spec.h"
+#include "train/trial_writer.h"
+#include "workloads/workload_spec.h"
+
+namespace pacer {
+
+struct RunRequest {
+  std::string workload;   // a registered name (see pacer list)
+  std::string algorithm;  // a name, a plugin library (./libx.so[:NAME]) or a Python submission
+  std::optional<Hyperparameters> point;  // none: the algorithm's defaults (self-tuning)
+  bool self_tuning = false;
+  std::string rules;                         // the preset of self-tuning's multiplier; empty: the current
+  TrialSpec trial;                           // what the trial measures
+  std::optional<double> budget_multiplier;   // default: 1, or the rules' under self_tuning
+  uint64_t seed = 0;
+  std::string out;  // results folder; empty: none written
+  ExistingResults existing = ExistingResults::refuse;
+  int64_t checkpoint_every_steps = 0;
+  double checkpoint_every_sec = 0.0;
+  bool keep_best = false;
+  int threads = 0;                  // intra-op threads; 0: this machine's CPUs / the ranks on it
+  std::string dist_backend = "auto";  // several processes: gloo, nccl or auto (nccl on CUDA devices)
+  double dist_timeout_sec = 120.0;
+  bool quiet = false;                            // no progress (the other ranks are always quiet)
+  const std::atomic<bool>* stop_requested = nullptr;  // set by a Ctrl-C handler: stop after this step
+};
+
+struct RunOutcome {
+  TrialResult result;
+  WorkloadSpec workload;
+  int rank = 0;  // this process's rank; rank 0 writes the results
+};
+
+// InputError for an unknown workload, algorithm or option, a bad point, or a results folder that
+// cannot be used, before any training step. A failing trial is a result, not an exception.
+RunOutcome run_one_trial(const RunRequest& request);
+
+}  // namespace pacer
