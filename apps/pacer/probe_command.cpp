@@ -20,71 +20,26 @@
 namespace pacer::cli {
 namespace {
 
+// What the options bind: each probe's own options straight into the library's structs; what
+// both take (the point, the workload options, device, data, seed) is filled in by run_probe.
 struct ProbeArgs {
-  std::string workload, algorithm, out = "runs/probe", hparams_file, device = "auto", data_dir, memory_limit;
-  std::string clock = "wall";
+  std::string workload, algorithm, out = "runs/probe", hparams_file, memory_limit, clock = "wall";
   std::vector<std::string> assignments, workload_options;
   bool stability = false, no_clipping = false, quiet = false, overwrite = false;
   int threads = 0;
-  uint64_t seed = 0;
-  // Batch-size probe.
-  std::vector<int64_t> batch_sizes;
-  int64_t min_batch_size = 16, max_batch_size = 4096;
-  int warmup_steps = 3;
-  double seconds = 10.0;
-  // Both: measured steps per batch size / steps per run (0: the mode's default).
-  int64_t steps = 0;
-  // Stability probe.
-  std::vector<double> learning_rates;
-  double lr_min = 0.0, lr_max = 0.0, lr_factor = 2.0;
-  std::vector<int64_t> warmups;
-  int64_t batch_size = 0;
+  int64_t steps = 0, batch_size = 0;  // --steps: per batch size, or per stability run; 0: the default
+  ThroughputProbeOptions throughput;
+  StabilityProbeOptions stability_probe;
 };
 
-// --stability: the learning-rate sweep, warmup and clipping runs; stability.json/.html.
-int run_stability(const ProbeArgs& a, const std::string& algorithm, const Hyperparameters& hparams,
-                  const WorkloadOptions& workload_options, Progress& progress) {
-  StabilityProbeOptions o;
-  o.learning_rates = a.learning_rates;
-  o.lr_min = a.lr_min, o.lr_max = a.lr_max, o.factor = a.lr_factor;
-  if (a.steps > 0) o.steps = a.steps;
-  o.warmup_steps = a.warmups;
-  o.test_clipping = !a.no_clipping;
-  if (a.batch_size > 0) o.batch_size = a.batch_size;
-  o.device = a.device, o.data_dir = a.data_dir, o.seed = a.seed;
+template <typename Options>
+void fill_shared(Options& o, const Hyperparameters& hparams, const WorkloadOptions& workload_options, Progress& progress) {
   o.hparams = hparams;
   o.workload_options = workload_options;
   o.progress = &progress;
-  const StabilityProbeReport report = run_stability_probe(a.workload, algorithm, o);
-  std::fputs(format_stability_probe(report).c_str(), stdout);
-  write_stability_probe(report, a.out);
-  std::printf("wrote %s/stability.json and %s/stability.html\n", a.out.c_str(), a.out.c_str());
-  return 0;
 }
 
-// The batch-size probe: time per step, throughput, memory per batch size; probe.json/.html.
-int run_throughput(const ProbeArgs& a, const std::string& algorithm, const Hyperparameters& hparams,
-                   const WorkloadOptions& workload_options, ClockKind clock, Progress& progress) {
-  ThroughputProbeOptions o;
-  o.batch_sizes = a.batch_sizes;
-  o.min_batch_size = a.min_batch_size, o.max_batch_size = a.max_batch_size;
-  o.warmup_steps = a.warmup_steps;
-  if (a.steps > 0) o.measure_steps = static_cast<int>(a.steps);
-  o.max_seconds = a.seconds;
-  if (!a.memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a.memory_limit);
-  o.device = a.device, o.data_dir = a.data_dir, o.seed = a.seed;
-  o.clock = clock;
-  o.hparams = hparams;
-  o.workload_options = workload_options;
-  o.progress = &progress;
-  const ThroughputProbeReport report = run_throughput_probe(a.workload, algorithm, o);
-  std::fputs(format_throughput_probe(report).c_str(), stdout);
-  write_throughput_probe(report, a.out);
-  std::printf("wrote %s/probe.json and %s/probe.html\n", a.out.c_str(), a.out.c_str());
-  return 0;
-}
-
-int run_probe(const ProbeArgs& a) {
+int run_probe(ProbeArgs& a) {
   const std::string algorithm = resolve_algorithm(a.algorithm);
   std::vector<std::string> warnings;
   Hyperparameters hparams = a.hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a.hparams_file, &warnings);
@@ -94,7 +49,8 @@ int run_probe(const ProbeArgs& a) {
     hparams.set(name, value);
   }
   const WorkloadOptions workload_options = parse_workload_options(a.workload_options);
-  resolve_device(a.device);  // a bad device is an input error before any work
+  const std::string& device = a.stability ? a.stability_probe.device : a.throughput.device;
+  resolve_device(device);  // a bad device is an input error before any work
   set_num_threads(a.threads);
   Progress progress(a.quiet ? Progress::Mode::quiet : Progress::auto_detect());
   // Before any work: an unwritable --out, or one holding an earlier probe's result.
@@ -102,16 +58,35 @@ int run_probe(const ProbeArgs& a) {
                         a.stability ? std::vector<std::string>{"stability.json", "stability.html"}
                                     : std::vector<std::string>{"probe.json", "probe.html"},
                         a.overwrite);
-  for (int64_t w : a.warmups) {
+  for (int64_t w : a.stability_probe.warmup_steps) {
     if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
   }
   const ClockKind clock = parse_clock_option(a.clock);
-  if (a.stability && clock != ClockKind::wall) {
+  if (a.stability) {
     // Its runs are measured in steps: a clock there would be accepted and silently unused.
-    throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
+    if (clock != ClockKind::wall)
+      throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
+    StabilityProbeOptions& o = a.stability_probe;
+    fill_shared(o, hparams, workload_options, progress);
+    if (a.steps > 0) o.steps = a.steps;
+    if (a.batch_size > 0) o.batch_size = a.batch_size;
+    o.test_clipping = !a.no_clipping;
+    const StabilityProbeReport report = run_stability_probe(a.workload, algorithm, o);
+    std::fputs(format_stability_probe(report).c_str(), stdout);
+    write_stability_probe(report, a.out);
+    std::printf("wrote %s/stability.json and %s/stability.html\n", a.out.c_str(), a.out.c_str());
+    return 0;
   }
-  return a.stability ? run_stability(a, algorithm, hparams, workload_options, progress)
-                     : run_throughput(a, algorithm, hparams, workload_options, clock, progress);
+  ThroughputProbeOptions& o = a.throughput;
+  fill_shared(o, hparams, workload_options, progress);
+  if (a.steps > 0) o.measure_steps = static_cast<int>(a.steps);
+  if (!a.memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a.memory_limit);
+  o.clock = clock;
+  const ThroughputProbeReport report = run_throughput_probe(a.workload, algorithm, o);
+  std::fputs(format_throughput_probe(report).c_str(), stdout);
+  write_throughput_probe(report, a.out);
+  std::printf("wrote %s/probe.json and %s/probe.html\n", a.out.c_str(), a.out.c_str());
+  return 0;
 }
 
 }  // namespace
@@ -126,45 +101,51 @@ Action add_probe_command(CLI::App& app) {
   app.add_flag("--overwrite", a->overwrite, "Replace an earlier probe's files in --out (else they are refused)");
   app.add_option("-o,--out", a->out, "Folder for probe.json/probe.html (stability.json/stability.html)")
       ->capture_default_str();
-  app.add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  app.add_option("--data-dir", a->data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or the Debian package's)");
+  app.add_option_function<std::string>(
+         "--device", [a](const std::string& v) { a->throughput.device = a->stability_probe.device = v; }, "auto, cpu, cuda or cuda:N")
+      ->default_str("auto");
+  app.add_option_function<std::string>(
+      "--data-dir", [a](const std::string& v) { a->throughput.data_dir = a->stability_probe.data_dir = v; },
+      "Fashion-MNIST folder (default: $PACER_DATA_DIR or the Debian package's)");
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(non_negative_number());
-  app.add_option("--seed", a->seed, "Seed of the model and data order")->capture_default_str();
+  app.add_option_function<uint64_t>(
+         "--seed", [a](const uint64_t& v) { a->throughput.seed = a->stability_probe.seed = v; }, "Seed of the model and data order")
+      ->default_str("0");
   app.add_option("--steps", a->steps,
                  "Measured steps per batch size (default 20), or with --stability steps per run (default 200)")
       ->check(positive_number());
   app.add_flag("-q,--quiet", a->quiet, "Only the table and the verdict");
   add_clock_option(app, a->clock);
   auto* batch = app.add_option_group("batch-size probe");
-  batch->add_option("--min-batch-size", a->min_batch_size, "Smallest batch size (then x2)")->check(positive_number())
+  batch->add_option("--min-batch-size", a->throughput.min_batch_size, "Smallest batch size (then x2)")->check(positive_number())
       ->capture_default_str();
-  batch->add_option("--max-batch-size", a->max_batch_size, "Largest batch size tried")->check(positive_number())
+  batch->add_option("--max-batch-size", a->throughput.max_batch_size, "Largest batch size tried")->check(positive_number())
       ->capture_default_str();
-  batch->add_option("--batch-sizes", a->batch_sizes, "Exactly these batch sizes (ascending, comma-separated)")
+  batch->add_option("--batch-sizes", a->throughput.batch_sizes, "Exactly these batch sizes (ascending, comma-separated)")
       ->delimiter(',');
-  batch->add_option("--warmup-steps", a->warmup_steps, "Untimed steps before measuring each batch size")
+  batch->add_option("--warmup-steps", a->throughput.warmup_steps, "Untimed steps before measuring each batch size")
       ->check(non_negative_number())->capture_default_str();
-  batch->add_option("--seconds", a->seconds, "Time limit of the measured steps per batch size")
+  batch->add_option("--seconds", a->throughput.max_seconds, "Time limit of the measured steps per batch size")
       ->check(positive_number())->capture_default_str();
   batch->add_option("--memory-limit", a->memory_limit,
                     "A batch size whose peak memory exceeds this does not fit (512M, 8G); CUDA out-of-memory is "
                     "caught in any case");
-  auto* stable = app.add_option_group("stability probe");
-  stable->add_flag("--stability", a->stability,
+  auto* stability_group = app.add_option_group("stability probe");
+  stability_group->add_flag("--stability", a->stability,
                    "Training-instability probe: learning-rate sweep, largest stable rate, warmup and clipping advice");
-  stable->add_option("--learning-rates", a->learning_rates, "Exactly these learning rates (comma-separated)")
+  stability_group->add_option("--learning-rates", a->stability_probe.learning_rates, "Exactly these learning rates (comma-separated)")
       ->delimiter(',');
   // 0 would mean "the default" inside: a 0 given here is refused, not silently replaced.
-  stable->add_option("--lr-min", a->lr_min, "Smallest swept learning rate (default: the algorithm's default / 8)")
+  stability_group->add_option("--lr-min", a->stability_probe.lr_min, "Smallest swept learning rate (default: the algorithm's default / 8)")
       ->check(positive_number());
-  stable->add_option("--lr-max", a->lr_max, "Largest swept learning rate (default: the algorithm's default x 64)")
+  stability_group->add_option("--lr-max", a->stability_probe.lr_max, "Largest swept learning rate (default: the algorithm's default x 64)")
       ->check(positive_number());
-  stable->add_option("--lr-factor", a->lr_factor, "Ratio between swept learning rates")->capture_default_str();
-  stable->add_option("--warmups", a->warmups, "Warmup lengths (steps) to test at the divergence point "
+  stability_group->add_option("--lr-factor", a->stability_probe.factor, "Ratio between swept learning rates")->capture_default_str();
+  stability_group->add_option("--warmups", a->stability_probe.warmup_steps, "Warmup lengths (steps) to test at the divergence point "
                                                "(default: steps/100, steps/10, steps)")
       ->delimiter(',');
-  stable->add_flag("--no-clipping", a->no_clipping, "Do not test gradient clipping");
-  stable->add_option("--batch-size", a->batch_size, "Batch size of the stability runs (default: the algorithm's)")
+  stability_group->add_flag("--no-clipping", a->no_clipping, "Do not test gradient clipping");
+  stability_group->add_option("--batch-size", a->batch_size, "Batch size of the stability runs (default: the algorithm's)")
       ->check(positive_number());
 
   return [a]() -> int { return run_probe(*a); };
