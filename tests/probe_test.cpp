@@ -3,6 +3,8 @@
 // both probes end to end through the CLI on the synthetic workload.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -246,6 +248,14 @@ TEST_F(ProbeCliTest, BadInputIsAnInputError) {
   const auto r = pacer("probe --stability -w synthetic_regression -a sgd --lr-min 1 --lr-max 0.1 -q");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--lr-min"), std::string::npos) << r.err;
+  // Options that can be checked without running anything are refused before --out is created.
+  for (const std::string& bad : {std::string("--stability --warmups 0"), std::string("--stability --clock cpu"),
+                                 std::string("--workload-option nope=1")}) {
+    const std::string out = dir_ + "/untouched";
+    const auto refused = pacer("probe -w synthetic_regression -a sgd " + bad + " -q --out '" + out + "'");
+    EXPECT_EQ(refused.code, 2) << bad;
+    EXPECT_FALSE(std::filesystem::exists(out)) << bad;
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "probe/memory_meter.h"
 #include "probe/probe_page.h"
 #include "runtime/torch_runtime.h"
+#include "workloads/registry.h"
 #include "workloads/workload_options.h"
 
 namespace pacer::cli {
@@ -49,6 +50,14 @@ int run_probe(ProbeArgs& a) {
     hparams.set(name, value);
   }
   const WorkloadOptions workload_options = parse_workload_options(a.workload_options);
+  workload_spec(a.workload).validate_options(workload_options);  // unknown workload or option: before --out
+  for (int64_t w : a.stability_probe.warmup_steps) {
+    if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
+  }
+  const ClockKind clock = parse_clock_option(a.clock);
+  // The stability probe's runs are measured in steps: a clock there would be accepted and silently unused.
+  if (a.stability && clock != ClockKind::wall)
+    throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
   const std::string& device = a.stability ? a.stability_probe.device : a.throughput.device;
   resolve_device(device);  // a bad device is an input error before any work
   set_num_threads(a.threads);
@@ -58,14 +67,7 @@ int run_probe(ProbeArgs& a) {
                         a.stability ? std::vector<std::string>{"stability.json", "stability.html"}
                                     : std::vector<std::string>{"probe.json", "probe.html"},
                         a.overwrite);
-  for (int64_t w : a.stability_probe.warmup_steps) {
-    if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
-  }
-  const ClockKind clock = parse_clock_option(a.clock);
   if (a.stability) {
-    // Its runs are measured in steps: a clock there would be accepted and silently unused.
-    if (clock != ClockKind::wall)
-      throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
     StabilityProbeOptions& o = a.stability_probe;
     fill_shared(o, hparams, workload_options, progress);
     if (a.steps > 0) o.steps = a.steps;

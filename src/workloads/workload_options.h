@@ -5,7 +5,7 @@
 // model, not the data, the targets or the budget. Torch-free.
 //
 //   pacer::WorkloadOptions options = pacer::parse_workload_options({"activation=tanh", "width=256"});
-//   pacer::validate_workload_options(pacer::workload_spec("fmnist_mlp"), options);
+//   pacer::workload_spec("fmnist_mlp").validate_options(options);   // InputError naming a bad one
 //   auto workload = pacer::create_workload("fmnist_mlp", options);
 #include <cstdint>
 #include <map>
