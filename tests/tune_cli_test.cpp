@@ -372,6 +372,20 @@ TEST_F(BoardCliTest, RunsEveryPartInOrderAndWritesEachPartsLeaderboards) {
   // The rerun part is its own leaderboard: two submissions, named as the algorithms.
   const auto scores = nlohmann::json::parse(testing::read_file(dir_ + "/board/rerun1/seconds/scores.json"));
   EXPECT_EQ(scores["submissions"].size(), 2u) << scores.dump();
+  // pacer score reproduces each part's table from the store: the same scores as the board's.
+  for (const std::string part : {"external", "rerun1"}) {
+    const std::string out = dir_ + "/score_" + part;
+    const auto scored = pacer("score '" + store_ + "' --board-part " + part + " --out '" + out + "'");
+    ASSERT_EQ(scored.code, 0) << scored.err;
+    const auto mine = nlohmann::json::parse(testing::read_file(out + "/scores.json"));
+    const auto board = nlohmann::json::parse(testing::read_file(dir_ + "/board/" + part + "/seconds/scores.json"));
+    ASSERT_EQ(mine["submissions"].size(), 2u) << part;
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(mine["submissions"][i]["name"], board["submissions"][i]["name"]) << part;
+      EXPECT_DOUBLE_EQ(mine["submissions"][i]["score"].get<double>(), board["submissions"][i]["score"].get<double>()) << part;
+    }
+  }
+  EXPECT_EQ(pacer("score '" + store_ + "' --board-part rerun2").code, 2);  // no such part: said, not an empty board
   // Again: nothing left to run, the same outputs.
   r = pacer(board_args(2, "-q", 2000));
   ASSERT_EQ(r.code, 0) << r.err;

@@ -2,21 +2,54 @@
 #include <memory>
 
 #include "commands.h"
+#include "core/error.h"
 #include "core/output_folder.h"
 #include "report/score_charts.h"
 #include "score/log_tree_source.h"
 #include "score/store_source.h"
 #include "score/score_outputs.h"
 #include "score/scoring.h"
+#include "tune/board.h"
 
 namespace pacer::cli {
 namespace {
 
 struct ScoreArgs {
   std::vector<std::string> submissions;
-  std::string out, time = "seconds";
+  std::string out, time = "seconds", board_part;
   ScoreOptions options;
 };
+
+// --board-part: the experiments of one part of a `pacer board` store, named by their algorithm as
+// in the board's tables ("adamw@rerun1" -> "adamw" for rerun1; "adamw" for external and self).
+void keep_board_part(const std::string& part, std::vector<TrialLog>& trials, std::vector<std::string>& names) {
+  int rerun = 0;
+  if (part.rfind("rerun", 0) == 0) {
+    try {
+      rerun = std::stoi(part.substr(5));
+    } catch (const std::exception&) {
+      rerun = 0;
+    }
+    if (rerun <= 0) throw InputError("--board-part '" + part + "': external, self or rerun<k> (k >= 1)");
+  } else if (part != "external" && part != "self") {
+    throw InputError("--board-part '" + part + "': external, self or rerun<k> (k >= 1)");
+  }
+  std::vector<TrialLog> kept;
+  for (auto& t : trials) {
+    const auto [algorithm, k] = board_algorithm_of(t.submission);
+    if (k != rerun) continue;
+    t.submission = algorithm;
+    kept.push_back(std::move(t));
+  }
+  std::vector<std::string> kept_names;
+  for (const auto& n : names) {
+    const auto [algorithm, k] = board_algorithm_of(n);
+    if (k == rerun) kept_names.push_back(algorithm);
+  }
+  if (kept_names.empty()) throw InputError("--board-part '" + part + "': no experiment of that part in the stores");
+  trials = std::move(kept);
+  names = std::move(kept_names);
+}
 
 }  // namespace
 
@@ -38,6 +71,9 @@ Action add_score_command(CLI::App& app) {
                  "JSON {workload: {metric, direction, validation_target, budget}} overriding the built-in targets");
   app.add_option("--reference", a->options.reference, "Also report the geometric-mean speedup against this submission");
   app.add_flag("--self-tuning", a->options.self_tuning, "Self-tuning ruleset: budgets x3 (v0.5) or x1.5 (v0.6)");
+  app.add_option("--board-part", a->board_part,
+                 "Score one part of a pacer board store: external, self (with --self-tuning) or rerun<k>, its "
+                 "experiments named by algorithm as in the board's tables");
   app.add_flag("--lenient", a->options.lenient,
                "A malformed eval_measurements.csv is a warning and its trial counts as not reaching the target");
 
@@ -47,6 +83,7 @@ Action add_score_command(CLI::App& app) {
     // Log folders and study stores (SQLite files or postgresql:// URIs) may be mixed.
     std::vector<std::string> folders, stores;
     for (const auto& path : a->submissions) (StoreSource::is_store_file(path) ? stores : folders).push_back(path);
+    if (!a->board_part.empty() && stores.empty()) throw InputError("--board-part needs a study store written by pacer board");
     CombinedSource source;
     if (!folders.empty()) {
       LogTreeSource logs(folders);
@@ -57,7 +94,10 @@ Action add_score_command(CLI::App& app) {
     if (!stores.empty()) {
       StoreSource store(stores, a->options.self_tuning);
       for (const auto& w : store.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-      source.add(store.trials(), store.submissions());
+      std::vector<TrialLog> trials = store.trials();
+      std::vector<std::string> names = store.submissions();
+      if (!a->board_part.empty()) keep_board_part(a->board_part, trials, names);
+      source.add(std::move(trials), std::move(names));
     }
     const ScoreResult result = score_submissions(source, a->options);
     for (const auto& w : result.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
