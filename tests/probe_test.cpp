@@ -250,7 +250,7 @@ TEST_F(ProbeCliTest, BadInputIsAnInputError) {
   EXPECT_NE(r.err.find("--lr-min"), std::string::npos) << r.err;
   // Options that can be checked without running anything are refused before --out is created.
   for (const std::string& bad : {std::string("--stability --warmups 0"), std::string("--stability --clock cpu"),
-                                 std::string("--workload-option nope=1")}) {
+                                 std::string("--workload-option nope=1"), std::string("--memory-limit lots")}) {
     const std::string out = dir_ + "/untouched";
     const auto refused = pacer("probe -w synthetic_regression -a sgd " + bad + " -q --out '" + out + "'");
     EXPECT_EQ(refused.code, 2) << bad;

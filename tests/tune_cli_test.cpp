@@ -386,6 +386,11 @@ TEST_F(BoardCliTest, RunsEveryPartInOrderAndWritesEachPartsLeaderboards) {
     }
   }
   EXPECT_EQ(pacer("score '" + store_ + "' --board-part rerun2").code, 2);  // no such part: said, not an empty board
+  EXPECT_EQ(pacer("score '" + store_ + "' --board-part rerun1x").code, 2);
+  // self and external share experiment names: the ruleset flag must agree with the part.
+  EXPECT_EQ(pacer("score '" + store_ + "' --board-part self").code, 2);
+  EXPECT_EQ(pacer("score '" + store_ + "' --board-part external --self-tuning").code, 2);
+  EXPECT_EQ(pacer("score '" + store_ + "' --board-part self --self-tuning").code, 0);
   // Again: nothing left to run, the same outputs.
   r = pacer(board_args(2, "-q", 2000));
   ASSERT_EQ(r.code, 0) << r.err;

@@ -54,6 +54,7 @@ int run_probe(ProbeArgs& a) {
   for (int64_t w : a.stability_probe.warmup_steps) {
     if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
   }
+  if (!a.memory_limit.empty()) a.throughput.memory_limit_bytes = parse_memory_size(a.memory_limit);
   const ClockKind clock = parse_clock_option(a.clock);
   // The stability probe's runs are measured in steps: a clock there would be accepted and silently unused.
   if (a.stability && clock != ClockKind::wall)
@@ -82,7 +83,6 @@ int run_probe(ProbeArgs& a) {
   ThroughputProbeOptions& o = a.throughput;
   fill_shared(o, hparams, workload_options, progress);
   if (a.steps > 0) o.measure_steps = static_cast<int>(a.steps);
-  if (!a.memory_limit.empty()) o.memory_limit_bytes = parse_memory_size(a.memory_limit);
   o.clock = clock;
   const ThroughputProbeReport report = run_throughput_probe(a.workload, algorithm, o);
   std::fputs(format_throughput_probe(report).c_str(), stdout);

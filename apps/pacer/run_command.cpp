@@ -18,7 +18,7 @@ namespace {
 // What the options bind: the library's request, plus what is parsed or checked here first.
 struct RunArgs {
   RunRequest request;
-  std::string hparams_file, rules, adasum_mode = "gradient";
+  std::string hparams_file, adasum_mode = "gradient";
   std::vector<std::string> assignments;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
   std::string checkpoint_every;  // "500" (steps) or "30s" (seconds)
@@ -53,11 +53,10 @@ int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::stri
 
 int run_command(RunArgs& a) {
   RunRequest& r = a.request;
-  if (!a.rules.empty() && !r.self_tuning) {
+  if (!r.rules.empty() && !r.self_tuning) {
     std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
                          "--self-tuning it changes nothing\n");
   }
-  r.rules = a.rules;
   r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments);
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
   r.trial = a.trial->resolved(1.0);
@@ -85,7 +84,7 @@ Action add_run_command(CLI::App& app) {
   app.add_flag("--self-tuning", a->request.self_tuning,
                "Self-tuning ruleset: no hyperparameters passed, budget x the rules' multiplier (see --rules, "
                "--budget-multiplier)");
-  app.add_option("--rules", a->rules,
+  app.add_option("--rules", a->request.rules,
                  "Rules preset of --self-tuning's budget multiplier, as in pacer tune: v0.6 (default, x1.5) or v0.5 (x3)");
   add_trial_spec_options(app, a->trial);
   app.add_option("--threads", a->request.threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it)")->check(non_negative_number());

@@ -22,18 +22,22 @@ struct ScoreArgs {
 
 // --board-part: the experiments of one part of a `pacer board` store, named by their algorithm as
 // in the board's tables ("adamw@rerun1" -> "adamw" for rerun1; "adamw" for external and self).
-void keep_board_part(const std::string& part, std::vector<TrialLog>& trials, std::vector<std::string>& names) {
+void keep_board_part(const std::string& part, bool self_tuning, std::vector<TrialLog>& trials,
+                     std::vector<std::string>& names) {
+  const std::string valid = "--board-part '" + part + "': external, self or rerun<k> (k >= 1)";
   int rerun = 0;
   if (part.rfind("rerun", 0) == 0) {
-    try {
-      rerun = std::stoi(part.substr(5));
-    } catch (const std::exception&) {
-      rerun = 0;
-    }
-    if (rerun <= 0) throw InputError("--board-part '" + part + "': external, self or rerun<k> (k >= 1)");
+    const std::string k = part.substr(5);
+    if (k.empty() || k.size() > 6 || k.find_first_not_of("0123456789") != std::string::npos) throw InputError(valid);
+    rerun = std::stoi(k);
+    if (rerun <= 0) throw InputError(valid);
   } else if (part != "external" && part != "self") {
-    throw InputError("--board-part '" + part + "': external, self or rerun<k> (k >= 1)");
+    throw InputError(valid);
   }
+  // The self part and the external ones share experiment names; the ruleset tells them apart.
+  if ((part == "self") != self_tuning)
+    throw InputError(part == "self" ? "--board-part self needs --self-tuning (the self-tuning studies)"
+                                    : "--board-part " + part + " is external tuning: leave out --self-tuning");
   std::vector<TrialLog> kept;
   for (auto& t : trials) {
     const auto [algorithm, k] = board_algorithm_of(t.submission);
@@ -96,7 +100,7 @@ Action add_score_command(CLI::App& app) {
       for (const auto& w : store.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
       std::vector<TrialLog> trials = store.trials();
       std::vector<std::string> names = store.submissions();
-      if (!a->board_part.empty()) keep_board_part(a->board_part, trials, names);
+      if (!a->board_part.empty()) keep_board_part(a->board_part, a->options.self_tuning, trials, names);
       source.add(std::move(trials), std::move(names));
     }
     const ScoreResult result = score_submissions(source, a->options);
