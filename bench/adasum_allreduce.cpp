@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "core/error.h"
-#include "dist/c10d_communicator.h"
-#include "dist/dist_environment.h"
-#include "dist/gradient_combiner.h"
+#include "distributed/c10d_communicator.h"
+#include "distributed/dist_environment.h"
+#include "distributed/gradient_combiner.h"
 #include "runtime/torch_runtime.h"
 
 namespace {

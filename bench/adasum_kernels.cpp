@@ -7,7 +7,7 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
-#include "dist/adasum.h"
+#include "distributed/adasum.h"
 #include "runtime/torch_runtime.h"
 
 namespace {

@@ -34,8 +34,8 @@ WorkerTotals work(const std::string& location, int64_t study_id, int evals) {
   WorkerTotals totals;
   pacer::StudyStore store(location);
   const std::string owner = pacer::StudyStore::make_owner_id();
-  const std::string metrics =
-      R"({"train/loss":0.25,"validation/loss":0.2431,"validation/num_examples":2048,"test/loss":0.2577})";
+  const pacer::Metrics metrics = {
+      {"train/loss", 0.25}, {"validation/loss", 0.2431}, {"validation/num_examples", 2048}, {"test/loss", 0.2577}};
   for (;;) {
     double start = now_s();
     auto trial = store.claim_trial({study_id}, owner, 60.0);
@@ -45,11 +45,10 @@ WorkerTotals work(const std::string& location, int64_t study_id, int evals) {
     totals.store_s += claim;
     start = now_s();
     for (int e = 0; e < evals; ++e) {
-      pacer::StoredEval eval;
-      eval.eval_index = e;
-      eval.global_step = 100 * e;
-      eval.metrics_json = metrics;
-      store.record_eval(trial->id, owner, trial->attempts, eval);
+      pacer::EvalRecord eval;
+      eval.step = 100 * e;
+      eval.metrics = metrics;
+      store.record_eval(trial->id, owner, trial->attempts, e, eval);
     }
     store.heartbeat(trial->id, owner, 60.0);
     pacer::TrialOutcome outcome;
@@ -81,7 +80,7 @@ int main(int argc, char** argv) {
     d.workload = "synthetic_regression";
     d.algorithm = "sgd";
     d.ruleset = "external";
-    d.trial_options = "{}";
+    d.trial_spec = "{}";
     d.trials = int64_t{workers} * per_worker;
     study_id = store.ensure_studies({d}, [](const pacer::StudyRecord&, int64_t, int64_t count, int64_t first) {
       std::vector<pacer::NewTrial> out(static_cast<size_t>(count));

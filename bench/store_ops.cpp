@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     d.workload = "synthetic_regression";
     d.algorithm = "sgd";
     d.ruleset = "external";
-    d.trial_options = "{}";
+    d.trial_spec = "{}";
     d.trials = trials;
     auto studies = store.ensure_studies({d}, [](const pacer::StudyRecord&, int64_t, int64_t count, int64_t first) {
       std::vector<pacer::NewTrial> out(static_cast<size_t>(count));
@@ -50,19 +50,18 @@ int main(int argc, char** argv) {
     });
     const std::vector<int64_t> ids = {studies[0].id};
     const std::string owner = pacer::StudyStore::make_owner_id();
-    const std::string metrics =
-        R"({"train/loss":0.25,"validation/loss":0.2431,"validation/num_examples":2048,"test/loss":0.2577,"test/num_examples":2048})";
+    const pacer::Metrics metrics = {{"train/loss", 0.25},     {"validation/loss", 0.2431}, {"validation/num_examples", 2048},
+                                    {"test/loss", 0.2577},     {"test/num_examples", 2048}};
     for (int t = 0; t < trials; ++t) {
       double start = now_ms();
       auto trial = store.claim_trial(ids, owner, 60.0);
       times["claim"].push_back(now_ms() - start);
       for (int e = 0; e < evals; ++e) {
-        pacer::StoredEval eval;
-        eval.eval_index = e;
-        eval.global_step = 100 * e;
-        eval.metrics_json = metrics;
+        pacer::EvalRecord eval;
+        eval.step = 100 * e;
+        eval.metrics = metrics;
         start = now_ms();
-        store.record_eval(trial->id, owner, trial->attempts, eval);
+        store.record_eval(trial->id, owner, trial->attempts, e, eval);
         times["record_eval"].push_back(now_ms() - start);
       }
       start = now_ms();

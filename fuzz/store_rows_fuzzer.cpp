@@ -27,7 +27,7 @@ const std::string& template_store() {
     d.ruleset = "external";
     d.space_json = R"({"learning_rate": {"min": 1e-4, "max": 1e-2, "scaling": "log"}})";
     d.sampler = "halton";
-    d.trial_options = "{}";
+    d.trial_spec = "{}";
     d.trials = 1;
     auto studies = store.ensure_studies({d}, [](const pacer::StudyRecord&, int64_t, int64_t count, int64_t first_position) {
       std::vector<pacer::NewTrial> trials(count);
@@ -39,11 +39,11 @@ const std::string& template_store() {
     });
     const std::string owner = pacer::StudyStore::make_owner_id();
     auto trial = store.claim_trial({studies[0].id}, owner, 60);
-    pacer::StoredEval e;
-    e.global_step = 10;
-    e.submission_time = 1.5;
-    e.metrics_json = R"({"validation/accuracy": 0.9})";
-    store.record_eval(trial->id, owner, trial->attempts, e);
+    pacer::EvalRecord e;
+    e.step = 10;
+    e.accumulated_submission_time = 1.5;
+    e.metrics = {{"validation/accuracy", 0.9}};
+    store.record_eval(trial->id, owner, trial->attempts, 0, e);
     pacer::TrialOutcome o;
     o.outcome = "reached";
     o.steps = 10;
@@ -76,7 +76,7 @@ void overwrite(sqlite3* db, const char* sql, FuzzedDataProvider& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const char* const kColumns[] = {
-      "UPDATE studies SET space = ?",        "UPDATE studies SET trial_options = ?",
+      "UPDATE studies SET space = ?",        "UPDATE studies SET trial_spec = ?",
       "UPDATE studies SET ruleset = ?",      "UPDATE studies SET experiment = ?",
       "UPDATE studies SET workload = ?",     "UPDATE studies SET study_index = ?",
       "UPDATE studies SET planned_trials = ?", "UPDATE studies SET sampler_seed = ?",
@@ -86,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "UPDATE trials SET attempts = ?",      "UPDATE evals SET metrics = ?",
       "UPDATE evals SET global_step = ?",    "UPDATE evals SET submission_time = ?",
       "UPDATE evals SET attempt = ?",        "UPDATE evals SET eval_index = ?",
+      "UPDATE evals SET preemption_count = ?",
   };
   const std::string path = "/tmp/pacer_fuzz_" + std::to_string(getpid()) + ".db";
   std::filesystem::copy_file(template_store(), path, std::filesystem::copy_options::overwrite_existing);

@@ -11,10 +11,10 @@
 #include <map>
 
 #include "core/error.h"
-#include "dist/adasum.h"
-#include "dist/dist_environment.h"
-#include "dist/gradient_combiner.h"
-#include "dist/in_process_communicator.h"
+#include "distributed/adasum.h"
+#include "distributed/dist_environment.h"
+#include "distributed/gradient_combiner.h"
+#include "distributed/in_process_communicator.h"
 
 namespace pacer {
 namespace {

@@ -137,7 +137,7 @@ TrialData curve_trial(const std::function<double(int)>& train, const std::functi
                       const std::function<double(int)>& accuracy) {
   TrialData t = make_trial(1, 0.0, {});
   for (int i = 0; i < 20; ++i) {
-    EvalPoint e;
+    EvalRecord e;
     e.step = 100 * (i + 1);
     e.metrics = {{"train/loss", train(i)}, {"validation/loss", val(i)}, {"validation/accuracy", accuracy(i)}};
     t.evals.push_back(e);
@@ -294,7 +294,7 @@ class AnalyzeStoreTest : public ::testing::Test {
       d.space_json = R"({"learning_rate": {"min": 1e-4, "max": 1e-1, "scaling": "log"},
                          "weight_decay": {"min": 0.0, "max": 0.5, "scaling": "linear"}})";
       d.sampler = "halton";
-      d.trial_options = "{}";
+      d.trial_spec = "{}";
       d.trials = 6;
       definitions.push_back(d);
     }
@@ -322,14 +322,12 @@ class AnalyzeStoreTest : public ::testing::Test {
         const bool diverges = trial->index == 5;
         const double peak = 0.8 + offset - 0.02 * std::pow(std::log10(lr) + 2.5, 2);
         for (int i = 0; i < 8 && !diverges; ++i) {
-          StoredEval e;
-          e.eval_index = i;
-          e.global_step = 50 * (i + 1);
-          e.metrics_json = nlohmann::json{{"train/loss", 1.0 / (i + 1)},
-                                          {"validation/loss", 1.2 / (i + 1) + 0.1},
-                                          {"validation/accuracy", peak - 0.1 / (i + 1)}}
-                               .dump();
-          store.record_eval(trial->id, me, trial->attempts, e);
+          EvalRecord e;
+          e.step = 50 * (i + 1);
+          e.metrics = {{"train/loss", 1.0 / (i + 1)},
+                       {"validation/loss", 1.2 / (i + 1) + 0.1},
+                       {"validation/accuracy", peak - 0.1 / (i + 1)}};
+          store.record_eval(trial->id, me, trial->attempts, i, e);
         }
         TrialOutcome o;
         o.status = diverges ? StoredTrialStatus::diverged : StoredTrialStatus::complete;

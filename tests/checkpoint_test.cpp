@@ -221,8 +221,15 @@ TEST_F(CheckpointTest, ACheckpointCannotLieAndAResumeNeverReplacesAResult) {
     EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
   }
 
-  // The intact checkpoint resumes, and a killed writer's temporary files are cleaned up.
+  // The intact checkpoint resumes, also as written before 2026-11-27 (the targets reached named
+  // AlgoPerf's way, "goal"), and a killed writer's temporary files are cleaned up.
   std::ofstream(checkpoint + "/state.json") << state;
+  edit_state(checkpoint, [](auto& j) {
+    for (const std::string split : {"validation", "test"}) {
+      j[split + "_goal_reached"] = j.at(split + "_target_reached");
+      j.erase(split + "_target_reached");
+    }
+  });
   const pid_t gone = ::fork();
   if (gone == 0) ::_exit(0);
   ::waitpid(gone, nullptr, 0);

@@ -24,12 +24,12 @@
 #include <thread>
 
 #include "core/error.h"
-#include "dist/adasum.h"
-#include "dist/c10d_communicator.h"
-#include "dist/dist_environment.h"
-#include "dist/gradient_combiner.h"
-#include "dist/rank_launcher.h"
-#include "dist/rendezvous.h"
+#include "distributed/adasum.h"
+#include "distributed/c10d_communicator.h"
+#include "distributed/dist_environment.h"
+#include "distributed/gradient_combiner.h"
+#include "distributed/rank_launcher.h"
+#include "distributed/rendezvous.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
 #include "support/input_error.h"

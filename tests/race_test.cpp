@@ -343,7 +343,7 @@ TEST(BoardStepCosts, MedianOfEachTrialsSlopeOverEveryPartAndRatiosToTheReference
       d.ruleset = p.ruleset;
       d.sampler = p.ruleset == "self" ? "" : "halton";
       d.space_json = p.ruleset == "self" ? "" : "{}";
-      d.trial_options = R"({"clock": "cpu"})";
+      d.trial_spec = R"({"clock": "cpu"})";
       d.trials = static_cast<int64_t>(p.trials.size());
       const auto studies = store.ensure_studies({d}, [](const StudyRecord& s, int64_t first, int64_t count,
                                                         int64_t position) {
@@ -362,12 +362,11 @@ TEST(BoardStepCosts, MedianOfEachTrialsSlopeOverEveryPartAndRatiosToTheReference
         ASSERT_TRUE(trial.has_value());
         const double start = 0.3 * ++k;  // start-up differs from trial to trial
         for (int i = 0; i < evals; ++i) {
-          StoredEval e;
-          e.eval_index = i;
-          e.global_step = i == 0 ? 1 : 100 * i;
-          e.submission_time = start + seconds_per_step * static_cast<double>(e.global_step - 1);
-          e.metrics_json = R"({"validation/loss": 1.0})";
-          store.record_eval(trial->id, me, trial->attempts, e);
+          EvalRecord e;
+          e.step = i == 0 ? 1 : 100 * i;
+          e.accumulated_submission_time = start + seconds_per_step * static_cast<double>(e.step - 1);
+          e.metrics = {{"validation/loss", 1.0}};
+          store.record_eval(trial->id, me, trial->attempts, i, e);
         }
         TrialOutcome o;
         o.outcome = "not_reached";

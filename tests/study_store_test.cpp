@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/metrics_json.h"
+#include "score/store_source.h"
 #include "store/postgres_store_database.h"
 #include "store/store_database.h"
 #include "store/study_selection.h"
@@ -61,7 +63,7 @@ class StoreFixture : public ::testing::Test {
     d.study_index = k;
     d.space_json = "{}";
     d.sampler = "halton";
-    d.trial_options = "{}";
+    d.trial_spec = "{}";
     d.trials = trials;
     return d;
   }
@@ -131,12 +133,15 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_EQ(t1->index, 1);
   EXPECT_EQ(t1->status, StoredTrialStatus::running);
   EXPECT_EQ(t1->attempts, 1);
-  StoredEval e;
-  e.eval_index = 0;
-  e.global_step = 10;
-  e.submission_time = 0.5;
-  e.metrics_json = "{\"validation/loss\":0.3}";
-  store.record_eval(t1->id, me, t1->attempts, e);
+  EvalRecord e;  // every field of the record, a non-finite metric included
+  e.step = 10;
+  e.accumulated_submission_time = 0.5;
+  e.accumulated_eval_time = 0.25;
+  e.accumulated_logging_time = 0.125;
+  e.total_duration = 1.0 / 3.0;
+  e.preemption_count = 2;
+  e.metrics = {{"validation/loss", 0.3}, {"train/loss", NAN}};
+  store.record_eval(t1->id, me, t1->attempts, 0, e);
   TrialOutcome o;
   o.outcome = "reached";
   o.steps = 10;
@@ -147,8 +152,15 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_EQ(store.progress(ids).pending, 1);
   auto evals = store.evals(t1->id);
   ASSERT_EQ(evals.size(), 1u);
-  EXPECT_EQ(evals[0].global_step, 10);
-  EXPECT_EQ(evals[0].metrics_json, "{\"validation/loss\":0.3}");
+  EXPECT_EQ(evals[0].step, 10);
+  EXPECT_EQ(evals[0].accumulated_submission_time, 0.5);
+  EXPECT_EQ(evals[0].accumulated_eval_time, 0.25);
+  EXPECT_EQ(evals[0].accumulated_logging_time, 0.125);
+  EXPECT_EQ(evals[0].total_duration, 1.0 / 3.0);
+  EXPECT_EQ(evals[0].preemption_count, 2);
+  ASSERT_EQ(evals[0].metrics.size(), 2u);
+  EXPECT_EQ(evals[0].metrics.at("validation/loss"), 0.3);
+  EXPECT_TRUE(std::isnan(evals[0].metrics.at("train/loss")));
   // Finished trials are never claimed again.
   auto t2 = store.claim_trial(ids, me, 60);
   ASSERT_TRUE(t2.has_value());
@@ -162,9 +174,8 @@ TEST_P(StudyStoreTest, DeleteRemovesStudiesTrialsAndEvalsButNotARunningOne) {
   const std::string me = StudyStore::make_owner_id();
   auto t = store.claim_trial({studies[0].id}, me, 60);
   ASSERT_TRUE(t.has_value());
-  StoredEval e;
-  e.metrics_json = "{}";
-  store.record_eval(t->id, me, t->attempts, e);
+  EvalRecord e;
+  store.record_eval(t->id, me, t->attempts, 0, e);
   // A trial under a live lease: refused, and nothing is removed (one transaction).
   EXPECT_THROW(store.delete_studies({studies[1].id, studies[0].id}), InputError);
   EXPECT_EQ(store.studies().size(), 2u);
@@ -183,16 +194,15 @@ TEST_P(StudyStoreTest, ExpiredLeaseIsReclaimedAndTheOldOwnerCannotWrite) {
   const std::vector<int64_t> ids = {studies[0].id};
   auto first = store.claim_trial(ids, "otherhost/1/a", 0.05);
   ASSERT_TRUE(first);
-  StoredEval e;
-  e.metrics_json = "{}";
-  store.record_eval(first->id, "otherhost/1/a", 1, e);
+  EvalRecord e;
+  store.record_eval(first->id, "otherhost/1/a", 1, 0, e);
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
   auto second = store.claim_trial(ids, "otherhost/2/b", 60);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->id, first->id);
   EXPECT_EQ(second->attempts, 2);
   EXPECT_FALSE(store.heartbeat(first->id, "otherhost/1/a", 60));
-  EXPECT_THROW(store.record_eval(first->id, "otherhost/1/a", 1, e), LeaseLost);
+  EXPECT_THROW(store.record_eval(first->id, "otherhost/1/a", 1, 0, e), LeaseLost);
   EXPECT_THROW(store.finish_trial(first->id, "otherhost/1/a", TrialOutcome{}), LeaseLost);
   EXPECT_TRUE(store.heartbeat(second->id, "otherhost/2/b", 60));
   // The first attempt's eval stays in the store, under its attempt number.
@@ -324,6 +334,44 @@ TEST_P(StudyStoreTest, RefusesAStoreFromANewerSchema) {
   }
 }
 
+// An eval row whose metrics are not a JSON object (a store edited or damaged by hand): reading it
+// is an InputError naming the row, and scoring counts that trial as not reaching, with the reason.
+TEST_P(StudyStoreTest, ADamagedEvalRowIsNamedAndScoringCountsItsTrialAsMissing) {
+  StudyStore store(path_);
+  auto studies = store.ensure_studies({definition(1, 1)}, factory());
+  const std::string me = StudyStore::make_owner_id();
+  auto t = store.claim_trial({studies[0].id}, me, 60);
+  ASSERT_TRUE(t.has_value());
+  EvalRecord e;
+  e.metrics = {{"validation/loss", 0.5}};
+  for (int64_t i = 0; i < 2; ++i) {
+    e.step = 10 * (i + 1);
+    store.record_eval(t->id, me, t->attempts, i, e);
+  }
+  TrialOutcome o;
+  o.outcome = "not_reached";
+  store.finish_trial(t->id, me, o);
+  const std::string damage = "UPDATE evals SET metrics = '[1, 2]' WHERE eval_index = 1";
+  if (GetParam() == "postgresql") {
+    const size_t name = path_.find("@/") + 2;
+    ASSERT_TRUE(testing::PostgresServer::get().sql(path_.substr(name, path_.find('?') - name), damage));
+  } else if (std::system(("sqlite3 '" + path_ + "' \"" + damage + "\" 2>/dev/null").c_str()) != 0) {
+    GTEST_SKIP() << "sqlite3 shell not installed";
+  }
+  try {
+    store.evals(t->id);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("trial " + std::to_string(t->id) +
+                                             " attempt 1 eval 1: the metrics are not a JSON object"),
+              std::string::npos)
+        << error.what();
+  }
+  const auto logs = StoreSource({path_}).trials();
+  ASSERT_EQ(logs.size(), 1u);
+  EXPECT_NE(logs[0].problem.find("eval 1: the metrics are not a JSON object"), std::string::npos) << logs[0].problem;
+}
+
 // Worker threads, each on its own connection (as separate processes have), claiming trials of
 // one study and running `trial` on each until none is left or `limit` trials each. Returns the
 // trial ids each worker claimed; a worker's exception is a test failure.
@@ -395,11 +443,10 @@ TEST_P(StudyStoreTest, AWorkerKilledMidTrialLosesItAndItsEvalsStay) {
       StudyStore own(path_);
       const std::string owner = StudyStore::make_owner_id();
       auto t = own.claim_trial(ids, owner, 3600);
-      StoredEval e;
-      e.eval_index = 0;
-      e.global_step = 7;
-      e.metrics_json = "{\"validation/loss\":1.5}";
-      own.record_eval(t->id, owner, t->attempts, e);
+      EvalRecord e;
+      e.step = 7;
+      e.metrics = {{"validation/loss", 1.5}};
+      own.record_eval(t->id, owner, t->attempts, 0, e);
       (void)!write(ready[1], "x", 1);
     } catch (...) {
       _exit(3);
@@ -425,7 +472,7 @@ TEST_P(StudyStoreTest, AWorkerKilledMidTrialLosesItAndItsEvalsStay) {
   EXPECT_EQ(again->attempts, 2);
   const auto kept = store.evals(running.id, 1);
   ASSERT_EQ(kept.size(), 1u);
-  EXPECT_EQ(kept[0].global_step, 7);
+  EXPECT_EQ(kept[0].step, 7);
   EXPECT_TRUE(store.evals(running.id, 2).empty());
 }
 
@@ -436,7 +483,7 @@ std::string describe(const StudySnapshot& s) {
   const auto& r = s.study;
   out << r.identity << "|" << r.sweep << "|" << r.experiment << "|" << r.workload << "|" << r.algorithm << "|"
       << r.ruleset << "|" << r.study_index << "|" << r.space_json << "|" << r.sampler << "|" << r.sampler_seed << "|"
-      << r.trial_options << "|" << r.planned_trials << "|" << r.created_at << "|next " << s.sweep_next_position << "\n";
+      << r.trial_spec << "|" << r.planned_trials << "|" << r.created_at << "|next " << s.sweep_next_position << "\n";
   auto opt = [&](const auto& v) {
     if (v) out << *v;
     else out << "null";
@@ -455,8 +502,9 @@ std::string describe(const StudySnapshot& s) {
     for (const auto& v : {t.steps_to_target, t.eval_index_to_target}) opt(v);
     out << "\n";
     for (const auto& [attempt, e] : s.evals[i]) {
-      out << "  " << attempt << "|" << e.eval_index << "|" << e.global_step << "|" << e.submission_time << "|"
-          << e.eval_time << "|" << e.logging_time << "|" << e.total_duration << "|" << e.metrics_json << "\n";
+      out << "  " << attempt << "|" << e.step << "|" << e.accumulated_submission_time << "|" << e.accumulated_eval_time
+          << "|" << e.accumulated_logging_time << "|" << e.total_duration << "|" << e.preemption_count << "|"
+          << metrics_to_json(e.metrics) << "\n";
     }
   }
   return out.str();
@@ -486,28 +534,27 @@ std::vector<StudySnapshot> varied_studies(StudyStore& store) {
   d.space_json = "{\"learning_rate\":{\"min\":1e-4,\"max\":1e-2,\"scale\":\"log\"}}";
   d.sampler = "halton";
   d.sampler_seed = 9223372036854775807ull + 11;
-  d.trial_options = "{\"budget\":10}";
+  d.trial_spec = "{\"budget\":10}";
   d.trials = 5;
   auto studies = store.ensure_studies({d}, factory_with_big_seeds);
   const std::vector<int64_t> ids = {studies[0].id};
   const std::string owner = "otherhost/1/a";
   // Trial 1: attempt 1 lost its lease after one eval; attempt 2 reached the target.
   auto t1 = store.claim_trial(ids, owner, 0.01);
-  StoredEval e;
-  e.eval_index = 0;
-  e.global_step = 100;
-  e.submission_time = 1.0 / 3.0;
-  e.eval_time = 1e-300;
-  e.metrics_json = "{\"validation/accuracy\":0.5}";
-  store.record_eval(t1->id, owner, 1, e);
+  EvalRecord e;
+  e.step = 100;
+  e.accumulated_submission_time = 1.0 / 3.0;
+  e.accumulated_eval_time = 1e-300;
+  e.preemption_count = 1;
+  e.metrics = {{"validation/accuracy", 0.5}, {"validation/loss", NAN}};
+  store.record_eval(t1->id, owner, 1, 0, e);
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   t1 = store.claim_trial(ids, owner, 60);
   for (int i = 0; i < 3; ++i) {
-    e.eval_index = i;
-    e.global_step = 100 * (i + 1);
-    e.submission_time = 0.1 * (i + 1);
+    e.step = 100 * (i + 1);
+    e.accumulated_submission_time = 0.1 * (i + 1);
     e.total_duration = 12345.678901234567;
-    store.record_eval(t1->id, owner, 2, e);
+    store.record_eval(t1->id, owner, 2, i, e);
   }
   TrialOutcome reached;
   reached.outcome = "reached";
@@ -621,9 +668,8 @@ TEST_F(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
   std::thread study_run([&] {
     claimed = run_workers(uri, study.id, kWorkers, kTrials,
                           [&](StudyStore& store, const TrialRecord& t, const std::string& owner) {
-                            StoredEval e;
-                            e.metrics_json = "{}";
-                            store.record_eval(t.id, owner, t.attempts, e);
+                            EvalRecord e;
+                            store.record_eval(t.id, owner, t.attempts, 0, e);
                             std::this_thread::sleep_for(std::chrono::milliseconds(25));  // "training"
                             TrialOutcome o;
                             o.outcome = "not_reached";
@@ -669,10 +715,9 @@ TEST_F(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
   EXPECT_EQ(claimed->attempts, 1);
   EXPECT_EQ(store.progress(ids).running, 1) << "the retry claimed a second trial";
 
-  StoredEval e;
-  e.metrics_json = "{}";
+  EvalRecord e;
   lose_next_commit_replies_for_testing(1);
-  store.record_eval(claimed->id, owner, 1, e);
+  store.record_eval(claimed->id, owner, 1, 0, e);
   EXPECT_EQ(store.evals(claimed->id).size(), 1u);
 
   TrialOutcome o;

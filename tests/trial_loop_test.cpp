@@ -19,7 +19,7 @@
 #include "algorithms/registry.h"
 #include "core/clock.h"
 #include "core/error.h"
-#include "dist/in_process_communicator.h"
+#include "distributed/in_process_communicator.h"
 #include "models/mlp.h"
 #include "store/study_store.h"
 #include "train/eval_schedule.h"
@@ -84,10 +84,10 @@ TEST(StopRules, TheFirstRuleThatFiresNamesTheReason) {
   spec.max_steps = 10;
   RunnerState state;
   state.step = 10;
-  state.validation_goal_reached = state.test_goal_reached = true;
+  state.validation_target_reached = state.test_target_reached = true;
   const StopRules rules = standard_stop_rules(spec);
   EXPECT_EQ(first_stop(rules, {state, false, true, true}), StopReason::targets_reached);
-  state.test_goal_reached = false;  // both targets are needed
+  state.test_target_reached = false;  // both targets are needed
   EXPECT_EQ(first_stop(rules, {state, false, true, true}), StopReason::budget);
   EXPECT_EQ(first_stop(rules, {state, true, true, true}), StopReason::training_complete);
   EXPECT_EQ(first_stop(rules, {state, true, false, true}), StopReason::max_steps);
@@ -95,7 +95,7 @@ TEST(StopRules, TheFirstRuleThatFiresNamesTheReason) {
   EXPECT_EQ(first_stop(rules, {state, true, false, true}), StopReason::interrupted);
   EXPECT_EQ(first_stop(rules, {state, true, false, false}), std::nullopt);
   spec.stop_at_targets = false;  // target setting trains on
-  state.test_goal_reached = true;
+  state.test_target_reached = true;
   EXPECT_EQ(first_stop(standard_stop_rules(spec), {state, true, false, false}), std::nullopt);
 }
 
@@ -234,7 +234,7 @@ TEST(TrialSpecJson, AStoreFromBeforeTheChangeStillLoads) {
   ASSERT_EQ(studies.size(), 12u);
   for (const auto& s : studies) {
     // Same text back: re-running the same command finds these studies instead of new ones.
-    EXPECT_EQ(TrialSpec::from_json(s.trial_options).to_json(), s.trial_options) << s.name();
+    EXPECT_EQ(TrialSpec::from_json(s.trial_spec).to_json(), s.trial_spec) << s.name();
   }
   const auto sweeps = summarize_studies(store, studies);
   ASSERT_EQ(sweeps.size(), 4u);
@@ -243,6 +243,18 @@ TEST(TrialSpecJson, AStoreFromBeforeTheChangeStillLoads) {
     for (const auto& study : sweep.studies) trials += static_cast<int64_t>(study.trials.size());
   }
   EXPECT_EQ(trials, 60);
+  // Its eval rows predate the preemption count column (schema 2): they read as never preempted.
+  size_t evals = 0;
+  for (const auto& s : studies) {
+    for (const auto& t : store.trials(s.id)) {
+      for (const auto& e : store.evals(t.id)) {
+        ++evals;
+        EXPECT_EQ(e.preemption_count, 0);
+        EXPECT_FALSE(e.metrics.empty());
+      }
+    }
+  }
+  EXPECT_GT(evals, 0u);
 }
 
 std::shared_ptr<Network> small_network(uint64_t seed) {
@@ -283,8 +295,8 @@ TEST(RankSync, CollectiveAgreesOnLossEvalAndStop) {
     EXPECT_TRUE(second[r].eval_due);
     EXPECT_FALSE(second[r].stop_requested);
     EXPECT_EQ(decisions[r].stop, StopReason::goal_reached);
-    EXPECT_TRUE(decisions[r].validation_goal_reached);
-    EXPECT_FALSE(decisions[r].test_goal_reached);
+    EXPECT_TRUE(decisions[r].validation_target_reached);
+    EXPECT_FALSE(decisions[r].test_target_reached);
   }
 }
 

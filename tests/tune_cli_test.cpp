@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/metrics_json.h"
 #include "store/study_store.h"
 #include "support/child_process.h"
 #include "support/cli_runner.h"
@@ -54,7 +55,7 @@ class TuneCliTest : public testing::CliFixture {
 
   struct Snapshot {
     std::map<int64_t, TrialRecord> trials;                // by trial id
-    std::map<int64_t, std::vector<StoredEval>> evals;     // latest attempt
+    std::map<int64_t, std::vector<EvalRecord>> evals;     // latest attempt
     int running_with_evals = 0;
     int complete = 0;
   };
@@ -92,11 +93,11 @@ class TuneCliTest : public testing::CliFixture {
     ADD_FAILURE() << "timed out waiting for the store";
     return snapshot();
   }
-  static bool same_evals(const std::vector<StoredEval>& a, const std::vector<StoredEval>& b) {
+  static bool same_evals(const std::vector<EvalRecord>& a, const std::vector<EvalRecord>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (a[i].global_step != b[i].global_step || a[i].submission_time != b[i].submission_time ||
-          a[i].metrics_json != b[i].metrics_json) {
+      if (a[i].step != b[i].step || a[i].accumulated_submission_time != b[i].accumulated_submission_time ||
+          metrics_to_json(a[i].metrics) != metrics_to_json(b[i].metrics)) {  // as stored: NaN equals NaN
         return false;
       }
     }
@@ -129,7 +130,7 @@ class TuneCliTest : public testing::CliFixture {
       const auto& evals = s.evals.at(id);
       EXPECT_EQ(evals.size(), 13u) << "trial " << id;
       if (!evals.empty()) {
-        EXPECT_EQ(evals.back().global_step, steps);
+        EXPECT_EQ(evals.back().step, steps);
       }
     }
     for (int k = 1; k <= studies; ++k) {

@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "data/fortunes_corpus.h"
 #include "data/kspace_undersampling.h"
-#include "dist/in_process_communicator.h"
+#include "distributed/in_process_communicator.h"
 #include "models/resnet.h"
 #include "models/unet.h"
 #include "train/model_state_sync.h"

@@ -12,19 +12,19 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["core", "runtime", "dist", "data", "models", "workloads", "algorithms", "train", "store", "score", "tune",
+LAYERS = ["core", "runtime", "distributed", "data", "models", "workloads", "algorithms", "train", "store", "score", "tune",
           "report", "scale", "probe", "analyze", "python"]
 TORCH_FREE_LAYERS = {"core", "store", "score", "report", "scale", "tune", "analyze"}
 TORCH_ALLOWED = {"tune/tuning_worker.cpp", "tune/target_setting_run.cpp", "tune/run_request.cpp"}  # they run trials
 TORCH_FREE_HEADERS = {
-    "dist/data_parallel_spec.h", "workloads/workload_spec.h", "workloads/metrics.h", "workloads/registry.h",
+    "distributed/data_parallel_spec.h", "workloads/workload_spec.h", "workloads/registry.h",
     "algorithms/registry.h", "algorithms/runner_state.h", "train/trial_result.h", "train/trial_writer.h",
     "train/trial_spec.h", "train/stop_reason.h", "train/stop_rule.h", "train/trial_observer.h",
     "train/eval_schedule.h", "train/noise_scale.h", "train/progress_observer.h", "workloads/workload_options.h",
     "train/trial_summary.h",
     "probe/throughput_verdict.h", "probe/stability_verdict.h", "probe/memory_meter.h", "probe/throughput_probe.h",
     "probe/stability_probe.h", "probe/probe_page.h", "algorithms/python_submission_loader.h",
-    "workloads/training_set_size.h", "dist/combiner_names.h", "dist/rendezvous.h",
+    "workloads/training_set_size.h", "distributed/combiner_names.h", "distributed/rendezvous.h",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 TORCH = re.compile(r"^(ATen|c10|torch)/")

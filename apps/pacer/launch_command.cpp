@@ -14,7 +14,7 @@
 
 #include "commands.h"
 #include "input_guards.h"
-#include "dist/rank_launcher.h"
+#include "distributed/rank_launcher.h"
 
 namespace pacer::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/eval_record.h"
 #include "core/export.h"
-#include "workloads/metrics.h"
 
 namespace pacer {
 
@@ -18,8 +18,8 @@ struct PACER_API RunnerState {
   double accumulated_logging_time = 0.0;
   double time_budget = 0.0;      // seconds of submission time allowed
   double last_eval_time = 0.0;   // clock reading when the last eval ended
-  bool validation_goal_reached = false;
-  bool test_goal_reached = false;
+  bool validation_target_reached = false;
+  bool test_target_reached = false;
   std::vector<EvalRecord> evals;
   double time_remaining() const { return time_budget - accumulated_submission_time; }
 };

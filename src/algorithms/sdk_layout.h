@@ -18,11 +18,11 @@
 #include "algorithms/tensorwise_algorithm.h"
 #include "algorithms/training_algorithm.h"
 #include "algorithms/update_rules.h"
+#include "core/eval_record.h"
 #include "core/hyperparameters.h"
 #include "data/batch.h"
 #include "models/flat_parameters.h"
 #include "models/network.h"
-#include "workloads/metrics.h"
 #include "workloads/workload.h"
 #include "workloads/workload_spec.h"
 

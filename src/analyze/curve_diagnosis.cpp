@@ -9,7 +9,7 @@ namespace {
 CurveSeries series_of(const TrialData& trial, const std::string& metric) {
   CurveSeries out;
   for (const auto& e : trial.evals) {
-    if (auto v = e.metric(metric)) out.emplace_back(static_cast<double>(e.step), *v);
+    if (auto v = finite_metric(e, metric)) out.emplace_back(static_cast<double>(e.step), *v);
   }
   return out;
 }

@@ -53,12 +53,6 @@ std::vector<std::pair<std::string, double>> numbers_of(const std::string& text) 
 
 }  // namespace
 
-std::optional<double> EvalPoint::metric(const std::string& name) const {
-  const auto it = metrics.find(name);
-  if (it == metrics.end() || !std::isfinite(it->second)) return std::nullopt;
-  return it->second;
-}
-
 std::optional<double> TrialData::hparam(const std::string& name) const {
   for (const auto& [key, value] : hparams) {
     if (key == name) return value;
@@ -97,7 +91,7 @@ ExperimentName parse_experiment_name(const std::string& experiment) {
   return {experiment.substr(0, at), rest.substr(0, eq), rest.substr(eq + 1)};
 }
 
-std::optional<double> trial_objective(const std::string& status, const std::vector<EvalPoint>& evals,
+std::optional<double> trial_objective(const std::string& status, const std::vector<EvalRecord>& evals,
                                       const std::string& metric, bool higher_is_better) {
   if (status != "complete") return std::nullopt;
   std::optional<double> best;
@@ -182,13 +176,8 @@ StudyData load_study_data(const StudyStore& store, const std::string& selector) 
       t.trial = record.index;
       t.status = to_string(record.status);
       if (record.hparams_json) t.hparams = numbers_of(*record.hparams_json);
-      for (const auto& e : store.evals(record.id)) {
-        EvalPoint p;
-        p.step = e.global_step;
-        for (const auto& [key, value] : numbers_of(e.metrics_json)) p.metrics[key] = value;
-        t.evals.push_back(std::move(p));
-      }
-      std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalPoint& a, const EvalPoint& b) { return a.step < b.step; });
+      t.evals = store.evals(record.id);
+      std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalRecord& a, const EvalRecord& b) { return a.step < b.step; });
       t.objective = trial_objective(t.status, t.evals, data.objective_metric, data.higher_is_better);
       data.trials.push_back(std::move(t));
     }

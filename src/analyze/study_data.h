@@ -17,16 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/eval_record.h"
 #include "store/study_store.h"
 #include "tune/search_space.h"
 
 namespace pacer {
-
-struct EvalPoint {
-  int64_t step = 0;
-  std::map<std::string, double> metrics;  // "train/loss", "validation/accuracy", ...
-  std::optional<double> metric(const std::string& name) const;  // finite values only
-};
 
 struct TrialData {
   std::string study;                 // "<experiment>/<workload>/study_<k>"
@@ -36,7 +31,7 @@ struct TrialData {
   std::string status = "complete";   // complete, diverged, failed
   std::optional<double> objective;   // set iff feasible
   std::vector<std::pair<std::string, double>> hparams;  // in the trial's JSON order
-  std::vector<EvalPoint> evals;      // by step
+  std::vector<EvalRecord> evals;     // by step
 
   bool feasible() const { return objective.has_value(); }
   std::optional<double> hparam(const std::string& name) const;
@@ -67,7 +62,7 @@ struct ExperimentName {
 ExperimentName parse_experiment_name(const std::string& experiment);
 
 // The objective of one trial from its evals (best value of `metric`), nullopt when infeasible.
-std::optional<double> trial_objective(const std::string& status, const std::vector<EvalPoint>& evals,
+std::optional<double> trial_objective(const std::string& status, const std::vector<EvalRecord>& evals,
                                       const std::string& metric, bool higher_is_better);
 
 // Studies matching "experiment/workload" (base experiment and its "@" rounds) or

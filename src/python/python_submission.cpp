@@ -133,13 +133,13 @@ py::object PythonSubmission::eval_results(const StepContext& context) {
 
 py::object PythonSubmission::train_state(const StepContext& context) const {
   py::dict s;
-  const RunnerState* r = context.state;
+  const RunnerState* r = context.state;  // AlgoPerf's train_state keys ("goal" = target)
   s["accumulated_submission_time"] = r ? r->accumulated_submission_time : 0.0;
   s["accumulated_eval_time"] = r ? r->accumulated_eval_time : 0.0;
   s["accumulated_logging_time"] = r ? r->accumulated_logging_time : 0.0;
   s["last_eval_time"] = r ? r->last_eval_time : 0.0;
-  s["validation_goal_reached"] = r ? r->validation_goal_reached : false;
-  s["test_goal_reached"] = r ? r->test_goal_reached : false;
+  s["validation_goal_reached"] = r ? r->validation_target_reached : false;
+  s["test_goal_reached"] = r ? r->test_target_reached : false;
   s["is_time_remaining"] = r ? r->time_remaining() > 0.0 : true;
   s["training_complete"] = false;
   return py::module_::import("types").attr("MappingProxyType")(s);  // read-only, as AlgoPerf hands it

@@ -6,7 +6,7 @@
 #include "algorithms/plugin_loader.h"
 #include "core/error.h"
 #include "core/format.h"
-#include "dist/combiner_names.h"
+#include "distributed/combiner_names.h"
 #include "scale/geometric_eval_steps.h"
 #include "scale/scale_experiment.h"
 #include "workloads/registry.h"

@@ -59,7 +59,7 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
       s.algorithm = study.algorithm;
       report.series.push_back(s);
     }
-    const TrialSpec settings = TrialSpec::from_json(study.trial_options);
+    const TrialSpec settings = TrialSpec::from_json(study.trial_spec);
     const int64_t b = settings.batch_size.value_or(0);
     auto& r = results[study.experiment][b];
     r.batch_size = b;
@@ -73,14 +73,8 @@ ScalingReport read_scaling_study(const StudyStore& store, const std::vector<Stud
       st.trial_id = t.id;
       st.diverged = t.status == StoredTrialStatus::diverged;
       for (const auto& e : store.evals(t.id, t.attempts)) {
-        const auto metrics = nlohmann::json::parse(e.metrics_json, nullptr, false);
-        if (!metrics.is_object()) continue;
-        if (metrics.contains(goal.metric) && metrics[goal.metric].is_number()) {
-          st.evals.emplace_back(e.global_step, metrics[goal.metric].get<double>());
-        }
-        if (metrics.contains("train/noise_scale") && metrics["train/noise_scale"].is_number()) {
-          noise_by_trial[t.id][e.global_step] = metrics["train/noise_scale"].get<double>();
-        }
+        if (const auto value = finite_metric(e, goal.metric)) st.evals.emplace_back(e.step, *value);
+        if (const auto noise = finite_metric(e, "train/noise_scale")) noise_by_trial[t.id][e.step] = *noise;
       }
       hparams_by_trial[t.id] = t.hparams_json.value_or("{}");
       folder_by_trial[t.id] = trial_folder("", stored, t.index, /*experiment_folder=*/true).substr(1);  // as the worker names it

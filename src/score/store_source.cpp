@@ -17,9 +17,9 @@ namespace {
 
 // The clock a study's trials were timed by: its stored trial settings' "clock" (written only
 // when not the wall clock, so studies from before the option read as wall).
-std::string clock_of(const std::string& trial_options, const std::string& where) {
-  check_json_input(trial_options, where);
-  const auto j = nlohmann::json::parse(trial_options, nullptr, false);
+std::string clock_of(const std::string& trial_spec, const std::string& where) {
+  check_json_input(trial_spec, where);
+  const auto j = nlohmann::json::parse(trial_spec, nullptr, false);
   if (!j.is_object() || !j.contains("clock")) return "wall";
   if (!j["clock"].is_string() || (j["clock"] != "wall" && j["clock"] != "cpu")) {
     throw InputError(where + ": stored clock " + j["clock"].dump() + " is neither wall nor cpu");
@@ -61,7 +61,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
       if (std::find(submissions_.begin(), submissions_.end(), study.experiment) == submissions_.end()) {
         submissions_.push_back(study.experiment);
       }
-      const std::string clock = clock_of(study.trial_options, path + ": " + study.name());
+      const std::string clock = clock_of(study.trial_spec, path + ": " + study.name());
       for (const auto& trial : store.trials(study.id)) {
         if (!is_terminal(trial.status)) {
           ++unfinished;
@@ -74,29 +74,29 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
         log.trial = static_cast<int>(trial.index);
         log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
         log.clock = clock;
-        const auto evals = store.evals(trial.id, trial.attempts);
+        std::vector<EvalRecord> evals;
+        try {
+          evals = store.evals(trial.id, trial.attempts);
+        } catch (const InputError& e) {  // a damaged row: this trial counts as not reaching
+          log.problem = e.what();
+        }
         log.rows = evals.size();
         auto& columns = log.columns;
         for (const auto& e : evals) {
-          columns["score"].push_back(e.submission_time);
-          columns["accumulated_submission_time"].push_back(e.submission_time);
-          columns["accumulated_eval_time"].push_back(e.eval_time);
-          columns["accumulated_logging_time"].push_back(e.logging_time);
+          columns["score"].push_back(e.accumulated_submission_time);
+          columns["accumulated_submission_time"].push_back(e.accumulated_submission_time);
+          columns["accumulated_eval_time"].push_back(e.accumulated_eval_time);
+          columns["accumulated_logging_time"].push_back(e.accumulated_logging_time);
           columns["total_duration"].push_back(e.total_duration);
-          columns["global_step"].push_back(static_cast<double>(e.global_step));
+          columns["global_step"].push_back(static_cast<double>(e.step));
+          columns["preemption_count"].push_back(static_cast<double>(e.preemption_count));
         }
         // Metric columns: the union over rows; a metric missing from a row is NaN there.
         for (size_t row = 0; row < evals.size(); ++row) {
-          check_json_input(evals[row].metrics_json, log.source + ": eval " + std::to_string(row));
-          const auto metrics = nlohmann::json::parse(evals[row].metrics_json, nullptr, false);
-          if (!metrics.is_object()) {
-            log.problem = log.source + ": eval " + std::to_string(row) + " has malformed metrics";
-            break;
-          }
-          for (const auto& [name, value] : metrics.items()) {
+          for (const auto& [name, value] : evals[row].metrics) {
             auto& column = columns[name];
             column.resize(row, NAN);
-            column.push_back(value.is_number() ? value.get<double>() : NAN);
+            column.push_back(value);
           }
         }
         for (auto& [name, column] : columns) column.resize(evals.size(), NAN);

@@ -6,10 +6,12 @@
 
 #include <cerrno>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "core/metrics_json.h"
 #include "store/store_database.h"
 
 namespace pacer {
@@ -78,6 +80,12 @@ CREATE TABLE evals(
   metrics TEXT NOT NULL,
   PRIMARY KEY(trial_id, attempt, eval_index));
 )sql",
+    // 2026-11-27: the column holds a TrialSpec (train/trial_spec.h): name it so; and an eval row
+    // keeps the whole EvalRecord (core/eval_record.h), its preemption count included.
+    R"sql(
+ALTER TABLE studies RENAME COLUMN trial_options TO trial_spec;
+ALTER TABLE evals ADD COLUMN preemption_count {int} NOT NULL DEFAULT 0;
+)sql",
 };
 
 std::string render_statement(std::string sql, const SqlDialect& dialect) {
@@ -136,7 +144,7 @@ std::string in_list(const std::vector<int64_t>& ids) {
 
 const char* kStudyColumns =
     "id, identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, sampler, sampler_seed, "
-    "trial_options, planned_trials, created_at";
+    "trial_spec, planned_trials, created_at";
 
 StudyRecord read_study(const SqlRow& q) {
   StudyRecord s;
@@ -151,7 +159,7 @@ StudyRecord read_study(const SqlRow& q) {
   s.space_json = q.text(8);
   s.sampler = q.text(9);
   s.sampler_seed = static_cast<uint64_t>(q.int64(10));
-  s.trial_options = q.text(11);
+  s.trial_spec = q.text(11);
   s.planned_trials = q.int64(12);
   s.created_at = q.real(13);
   return s;
@@ -191,18 +199,30 @@ TrialRecord read_trial(const SqlRow& q) {
   return t;
 }
 
-const char* kEvalColumns = "eval_index, global_step, submission_time, eval_time, logging_time, total_duration, metrics";
+const char* kEvalColumns =
+    "eval_index, global_step, submission_time, eval_time, logging_time, total_duration, preemption_count, metrics";
 
-StoredEval read_eval(const SqlRow& q) {
-  StoredEval e;
-  e.eval_index = q.int64(0);
-  e.global_step = q.int64(1);
-  e.submission_time = q.real(2);
-  e.eval_time = q.real(3);
-  e.logging_time = q.real(4);
+// `where` names the row for a damaged one's message.
+EvalRecord read_eval(const SqlRow& q, const std::string& where) {
+  EvalRecord e;
+  e.step = q.int64(1);
+  e.accumulated_submission_time = q.real(2);
+  e.accumulated_eval_time = q.real(3);
+  e.accumulated_logging_time = q.real(4);
   e.total_duration = q.real(5);
-  e.metrics_json = q.text(6);
+  e.preemption_count = q.int64(6);
+  e.metrics = metrics_from_json(q.text(7), where + " eval " + std::to_string(q.int64(0)));
   return e;
+}
+
+std::string trial_where(const StoreDatabase& db, int64_t trial_id, int64_t attempt) {
+  return db.location() + ": trial " + std::to_string(trial_id) + " attempt " + std::to_string(attempt);
+}
+
+// One row of the evals table: the trial and attempt, then the values of kEvalColumns in order.
+std::vector<SqlValue> eval_row(int64_t trial_id, int64_t attempt, int64_t eval_index, const EvalRecord& e) {
+  return {trial_id, attempt, eval_index, e.step, e.accumulated_submission_time, e.accumulated_eval_time,
+          e.accumulated_logging_time, e.total_duration, e.preemption_count, metrics_to_json(e.metrics)};
 }
 
 // One migration's text, statement by statement (SQLite prepares one at a time).
@@ -304,10 +324,10 @@ std::vector<StudyRecord> StudyStore::ensure_studies(const std::vector<StudyDefin
       } else {
         auto inserted = db.run(
             "INSERT INTO studies(identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, "
-            "sampler, sampler_seed, trial_options, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,0,?) "
+            "sampler, sampler_seed, trial_spec, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,0,?) "
             "RETURNING " + std::string(kStudyColumns),
             {d.identity, d.sweep, d.experiment, d.workload, d.algorithm, d.ruleset, int64_t{d.study_index},
-             d.space_json, d.sampler, static_cast<int64_t>(d.sampler_seed), d.trial_options, db.now()});
+             d.space_json, d.sampler, static_cast<int64_t>(d.sampler_seed), d.trial_spec, db.now()});
         study = read_study(inserted.rows.at(0));
       }
       if (d.trials > study.planned_trials) {
@@ -415,7 +435,9 @@ bool StudyStore::heartbeat(int64_t trial_id, const std::string& owner, double le
   return renewed;
 }
 
-void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int attempt, const StoredEval& eval) {
+void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int attempt, int64_t eval_index,
+                             const EvalRecord& eval) {
+  const std::vector<SqlValue> row = eval_row(trial_id, attempt, eval_index, eval);
   StoreDatabase& db = *db_;
   db.transaction([&](bool) {
     // The trial row is locked (PostgreSQL) so that the lease cannot change hands before the insert.
@@ -424,13 +446,12 @@ void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int att
                         {trial_id, owner, int64_t{attempt}});
     if (owned.rows.empty()) throw lease_lost(trial_id, "recording an eval");
     // An upsert: a retried transaction writes the same row again.
-    db.run("INSERT INTO evals(trial_id, attempt, eval_index, global_step, submission_time, eval_time, logging_time, "
-           "total_duration, metrics) VALUES(?,?,?,?,?,?,?,?,?) ON CONFLICT(trial_id, attempt, eval_index) DO UPDATE SET "
-           "global_step = excluded.global_step, submission_time = excluded.submission_time, eval_time = "
-           "excluded.eval_time, logging_time = excluded.logging_time, total_duration = excluded.total_duration, "
-           "metrics = excluded.metrics",
-           {trial_id, int64_t{attempt}, eval.eval_index, eval.global_step, eval.submission_time, eval.eval_time,
-            eval.logging_time, eval.total_duration, eval.metrics_json});
+    db.run(std::string("INSERT INTO evals(trial_id, attempt, ") + kEvalColumns +
+               ") VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(trial_id, attempt, eval_index) DO UPDATE SET "
+               "global_step = excluded.global_step, submission_time = excluded.submission_time, eval_time = "
+               "excluded.eval_time, logging_time = excluded.logging_time, total_duration = excluded.total_duration, "
+               "preemption_count = excluded.preemption_count, metrics = excluded.metrics",
+           row);
   });
 }
 
@@ -490,7 +511,7 @@ std::vector<TrialRecord> StudyStore::trials(int64_t study_id) const {
   return out;
 }
 
-std::vector<StoredEval> StudyStore::evals(int64_t trial_id, std::optional<int> attempt) const {
+std::vector<EvalRecord> StudyStore::evals(int64_t trial_id, std::optional<int> attempt) const {
   int64_t chosen = 0;
   if (attempt) {
     chosen = *attempt;
@@ -499,10 +520,11 @@ std::vector<StoredEval> StudyStore::evals(int64_t trial_id, std::optional<int> a
     if (latest.rows.empty() || latest.rows[0].is_null(0)) return {};
     chosen = latest.rows[0].int64(0);
   }
-  std::vector<StoredEval> out;
+  std::vector<EvalRecord> out;
   const std::string sql =
       std::string("SELECT ") + kEvalColumns + " FROM evals WHERE trial_id = ? AND attempt = ? ORDER BY eval_index";
-  for (const auto& row : db_->run(sql, {trial_id, chosen}).rows) out.push_back(read_eval(row));
+  const std::string where = trial_where(*db_, trial_id, chosen);
+  for (const auto& row : db_->run(sql, {trial_id, chosen}).rows) out.push_back(read_eval(row, where));
   return out;
 }
 
@@ -574,13 +596,14 @@ StudySnapshot StudyStore::snapshot(int64_t study_id) const {
         std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? ORDER BY trial_index";
     for (const auto& row : db.run(trials_sql, {study_id}).rows) out.trials.push_back(read_trial(row));
     for (const auto& trial : out.trials) {
-      std::vector<std::pair<int, StoredEval>> evals;
+      std::vector<std::pair<int, EvalRecord>> evals;
       const std::string sql = std::string("SELECT attempt, ") + kEvalColumns +
                               " FROM evals WHERE trial_id = ? ORDER BY attempt, eval_index";
       for (const auto& row : db.run(sql, {trial.id}).rows) {
         SqlRow rest;
         rest.cells.assign(row.cells.begin() + 1, row.cells.end());
-        evals.emplace_back(static_cast<int>(row.int64(0)), read_eval(rest));
+        const int attempt = static_cast<int>(row.int64(0));
+        evals.emplace_back(attempt, read_eval(rest, trial_where(db, trial.id, attempt)));
       }
       out.evals.push_back(std::move(evals));
     }
@@ -615,10 +638,10 @@ std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnaps
       }
       auto inserted = db.run(
           "INSERT INTO studies(identity, sweep, experiment, workload, algorithm, ruleset, study_index, space, sampler, "
-          "sampler_seed, trial_options, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING " +
+          "sampler_seed, trial_spec, planned_trials, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING " +
               std::string(kStudyColumns),
           {s.identity, s.sweep, s.experiment, s.workload, s.algorithm, s.ruleset, int64_t{s.study_index}, s.space_json,
-           s.sampler, static_cast<int64_t>(s.sampler_seed), s.trial_options, s.planned_trials, s.created_at});
+           s.sampler, static_cast<int64_t>(s.sampler_seed), s.trial_spec, s.planned_trials, s.created_at});
       const StudyRecord added = read_study(inserted.rows.at(0));
       // The sweep's sequence must not hand out positions the copied trials already use.
       db.run("INSERT INTO sequences(sweep, next_position) VALUES(?, ?) ON CONFLICT(sweep) DO UPDATE SET "
@@ -642,11 +665,10 @@ std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnaps
              sql_value(t.eval_time), sql_value(t.total_duration), sql_value(t.time_to_target),
              sql_value(t.steps_to_target), sql_value(t.eval_index_to_target), sql_value(t.best_validation)});
         const int64_t trial_id = trial.rows.at(0).int64(0);
+        std::map<int, int64_t> next_index;  // per attempt
         for (const auto& [attempt, e] : snap.evals.at(i)) {
-          db.run("INSERT INTO evals(trial_id, attempt, eval_index, global_step, submission_time, eval_time, "
-                 "logging_time, total_duration, metrics) VALUES(?,?,?,?,?,?,?,?,?)",
-                 {trial_id, int64_t{attempt}, e.eval_index, e.global_step, e.submission_time, e.eval_time,
-                  e.logging_time, e.total_duration, e.metrics_json});
+          db.run(std::string("INSERT INTO evals(trial_id, attempt, ") + kEvalColumns + ") VALUES(?,?,?,?,?,?,?,?,?,?)",
+                 eval_row(trial_id, attempt, next_index[attempt]++, e));
         }
       }
       records.push_back(added);

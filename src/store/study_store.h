@@ -11,7 +11,7 @@
 //   pacer::StudyStore store("runs/tune.db");   // or "postgresql://pacer@dbhost/studies"
 //   std::vector<pacer::StudyRecord> studies = store.ensure_studies(definitions, make_trials);
 //   if (auto trial = store.claim_trial(study_ids, owner, 60.0)) {
-//     store.record_eval(trial->id, owner, trial->attempts, eval);
+//     store.record_eval(trial->id, owner, trial->attempts, /*eval_index=*/0, eval);  // an EvalRecord
 //     store.finish_trial(trial->id, owner, outcome);
 //   }
 #include <cstdint>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/eval_record.h"
 
 namespace pacer {
 
@@ -39,7 +40,7 @@ struct StudyDefinition {
   std::string space_json;     // empty under self-tuning
   std::string sampler;        // halton, random, grid, list; empty under self-tuning
   uint64_t sampler_seed = 0;
-  std::string trial_options;  // JSON: budget multiplier, eval cadence, step limit, batch size
+  std::string trial_spec;     // TrialSpec::to_json(): budget, eval cadence, limits, batch size
   int64_t trials = 0;         // wanted; a study only ever grows
 };
 
@@ -55,7 +56,7 @@ struct StudyRecord {
   int study_index = 1;
   std::string space_json, sampler;
   uint64_t sampler_seed = 0;
-  std::string trial_options;
+  std::string trial_spec;     // TrialSpec::to_json()
   int64_t planned_trials = 0;
   double created_at = 0.0;
   std::string name() const;  // "<experiment>/<workload>/study_<k>"
@@ -94,13 +95,6 @@ struct TrialOutcome {
   std::optional<int64_t> steps_to_target, eval_index_to_target;
 };
 
-struct StoredEval {
-  int64_t eval_index = 0;
-  int64_t global_step = 0;
-  double submission_time = 0.0, eval_time = 0.0, logging_time = 0.0, total_duration = 0.0;
-  std::string metrics_json;  // {"validation/accuracy": 0.88, ...}
-};
-
 struct StudyProgress {
   int64_t pending = 0, running = 0, done = 0;
   bool finished() const { return pending == 0 && running == 0; }
@@ -110,8 +104,9 @@ struct StudyProgress {
 struct StudySnapshot {
   StudyRecord study;
   std::vector<TrialRecord> trials;
-  std::vector<std::vector<std::pair<int, StoredEval>>> evals;  // per trial: (attempt, eval)
-  int64_t sweep_next_position = 0;                            // the sweep's sequence position
+  // Per trial: (attempt, eval), by attempt then eval index (0, 1, ... within an attempt).
+  std::vector<std::vector<std::pair<int, EvalRecord>>> evals;
+  int64_t sweep_next_position = 0;  // the sweep's sequence position
 };
 
 struct StudyStoreOptions {
@@ -151,7 +146,9 @@ class StudyStore {
   // Renews the lease; false when the trial is no longer this owner's.
   bool heartbeat(int64_t trial_id, const std::string& owner, double lease_sec);
   // Each of these throws LeaseLost when the trial is no longer this owner's.
-  void record_eval(int64_t trial_id, const std::string& owner, int attempt, const StoredEval& eval);
+  // The attempt's eval_index-th eval (0-based); recording it again replaces it (a retry).
+  void record_eval(int64_t trial_id, const std::string& owner, int attempt, int64_t eval_index,
+                   const EvalRecord& eval);
   void finish_trial(int64_t trial_id, const std::string& owner, const TrialOutcome& outcome);
   // Gives the trial back as interrupted (Ctrl-C): it is re-run on resume. No-op if not ours.
   void release_trial(int64_t trial_id, const std::string& owner, const std::string& message);
@@ -159,8 +156,9 @@ class StudyStore {
   std::vector<StudyRecord> studies() const;
   std::optional<StudyRecord> study(int64_t id) const;
   std::vector<TrialRecord> trials(int64_t study_id) const;
-  // The evals of the trial's latest attempt (or of `attempt`).
-  std::vector<StoredEval> evals(int64_t trial_id, std::optional<int> attempt = std::nullopt) const;
+  // The evals of the trial's latest attempt (or of `attempt`), in order. InputError naming the
+  // trial and eval when a stored row's metrics are not a JSON object (a damaged store).
+  std::vector<EvalRecord> evals(int64_t trial_id, std::optional<int> attempt = std::nullopt) const;
   StudyProgress progress(const std::vector<int64_t>& study_ids) const;
   // The smallest eval index at which a finished trial of the study reached its target (what
   // picks a study's best trial, before time): the bound a racing trial cannot beat once its own

@@ -80,20 +80,21 @@ bool finite_non_negative(double v) { return std::isfinite(v) && v >= 0.0; }
 
 // Values no run can have written.
 void check_values(const CheckpointState& s, const std::string& file) {
-  require(s.step >= 0, file, "step " + std::to_string(s.step));
+  const RunnerState& r = s.runner;
+  require(r.step >= 0, file, "step " + std::to_string(r.step));
   require(s.batches_consumed >= 0, file, "batches_consumed " + std::to_string(s.batches_consumed));
   require(s.preemption_count >= 0, file, "preemption_count " + std::to_string(s.preemption_count));
-  require(finite_non_negative(s.accumulated_submission_time) && finite_non_negative(s.accumulated_eval_time) &&
-              finite_non_negative(s.accumulated_logging_time) && finite_non_negative(s.total_duration),
+  require(finite_non_negative(r.accumulated_submission_time) && finite_non_negative(r.accumulated_eval_time) &&
+              finite_non_negative(r.accumulated_logging_time) && finite_non_negative(s.total_duration),
           file, "a negative or non-finite accumulated time");
   int64_t previous = 0;
-  for (const auto& e : s.evals) {
-    require(e.step >= previous && e.step <= s.step, file,
+  for (const auto& e : r.evals) {
+    require(e.step >= previous && e.step <= r.step, file,
             "an eval at step " + std::to_string(e.step) + " (out of order or after the checkpoint's step " +
-                std::to_string(s.step) + ")");
+                std::to_string(r.step) + ")");
     require(finite_non_negative(e.accumulated_submission_time) && finite_non_negative(e.accumulated_eval_time) &&
                 finite_non_negative(e.accumulated_logging_time) && finite_non_negative(e.total_duration) &&
-                e.accumulated_submission_time <= s.accumulated_submission_time,
+                e.accumulated_submission_time <= r.accumulated_submission_time,
             file, "an eval's times (negative, non-finite or after the checkpoint's)");
     require(e.preemption_count >= 0 && e.preemption_count <= s.preemption_count, file,
             "an eval's preemption_count " + std::to_string(e.preemption_count));
@@ -117,7 +118,7 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
     archive.write("algorithm/" + name, tensor);
     names.push_back(name);
   }
-  const std::string tensors = tensor_file(s.step);
+  const std::string tensors = tensor_file(s.runner.step);
   // Serialized in memory, then written by write_file_atomic: LibTorch's own file writer ends a
   // failed write (a full disk) by throwing from a destructor, which aborts the process.
   std::string bytes;
@@ -133,14 +134,14 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
   j["algorithm"] = s.algorithm;
   j["seed"] = s.seed;
   j["batch_size"] = s.batch_size;
-  j["step"] = s.step;
+  j["step"] = s.runner.step;
   j["batches_consumed"] = s.batches_consumed;
-  j["accumulated_submission_time"] = s.accumulated_submission_time;
-  j["accumulated_eval_time"] = s.accumulated_eval_time;
-  j["accumulated_logging_time"] = s.accumulated_logging_time;
+  j["accumulated_submission_time"] = s.runner.accumulated_submission_time;
+  j["accumulated_eval_time"] = s.runner.accumulated_eval_time;
+  j["accumulated_logging_time"] = s.runner.accumulated_logging_time;
   j["total_duration"] = s.total_duration;
-  j["validation_goal_reached"] = s.validation_goal_reached;
-  j["test_goal_reached"] = s.test_goal_reached;
+  j["validation_target_reached"] = s.runner.validation_target_reached;
+  j["test_target_reached"] = s.runner.test_target_reached;
   j["preemption_count"] = s.preemption_count;
   j["tensors"] = tensors;
   j["tensors_crc32"] = crc32_of_text(bytes);
@@ -149,7 +150,7 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
   j["grad_norms_since_eval"] = s.grad_norms_since_eval;
   j["definition"] = s.definition.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(s.definition);
   auto& evals = j["evals"] = nlohmann::ordered_json::array();
-  for (const auto& e : s.evals) evals.push_back(eval_to_json(e));
+  for (const auto& e : s.runner.evals) evals.push_back(eval_to_json(e));
   // Last: the checksum of everything above, so an edit of any value is found on resume.
   j["state_crc32"] = crc32_of_text(j.dump());
   write_file_atomic((fs::path(dir) / "state.json").string(), j.dump() + "\n");
@@ -205,19 +206,24 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
     s.algorithm = j.at("algorithm").get<std::string>();
     s.seed = j.at("seed").get<uint64_t>();
     s.batch_size = j.at("batch_size").get<int64_t>();
-    s.step = j.at("step").get<int64_t>();
+    s.runner.step = j.at("step").get<int64_t>();
     s.batches_consumed = j.at("batches_consumed").get<int64_t>();
-    s.accumulated_submission_time = j.at("accumulated_submission_time").get<double>();
-    s.accumulated_eval_time = j.at("accumulated_eval_time").get<double>();
-    s.accumulated_logging_time = j.at("accumulated_logging_time").get<double>();
+    s.runner.accumulated_submission_time = j.at("accumulated_submission_time").get<double>();
+    s.runner.accumulated_eval_time = j.at("accumulated_eval_time").get<double>();
+    s.runner.accumulated_logging_time = j.at("accumulated_logging_time").get<double>();
     s.total_duration = j.at("total_duration").get<double>();
-    s.validation_goal_reached = j.at("validation_goal_reached").get<bool>();
-    s.test_goal_reached = j.at("test_goal_reached").get<bool>();
+    // Checkpoints written before 2026-11-27 name the targets AlgoPerf's way ("goal").
+    const auto reached = [&j](const std::string& split) {
+      const std::string key = split + "_target_reached";
+      return (j.contains(key) ? j.at(key) : j.at(split + "_goal_reached")).get<bool>();
+    };
+    s.runner.validation_target_reached = reached("validation");
+    s.runner.test_target_reached = reached("test");
     s.preemption_count = j.at("preemption_count").get<int64_t>();
     tensors = j.at("tensors").get<std::string>();
     parameter_count = j.at("parameters").get<size_t>();
     names = j.at("algorithm_state").get<std::vector<std::string>>();
-    for (const auto& e : j.at("evals")) s.evals.push_back(eval_from_json(e));
+    for (const auto& e : j.at("evals")) s.runner.evals.push_back(eval_from_json(e));
   } catch (const nlohmann::json::exception& e) {
     throw InputError("checkpoint: " + state_path.string() + ": " + e.what());
   }

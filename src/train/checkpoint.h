@@ -1,7 +1,7 @@
 #pragma once
 // A trial's checkpoint on disk, enough to continue it with the same metrics as if it had never
 // stopped: the network's parameters and buffers (the model state), the algorithm's state, the
-// batch stream's position, the accumulated clocks, the goals reached, the evals so far and the
+// batch stream's position, the accumulated clocks, the targets reached, the evals so far and the
 // number of resumes. The per-step seeds derive from (trial seed, step), so no generator state is
 // needed. Written atomically: tensors to a new file, then state.json (renamed into place) naming
 // it, then the older tensor file is removed, so a kill at any point leaves a complete checkpoint.
@@ -9,7 +9,7 @@
 // and the whole definition of the trial; a resume refuses a damaged or edited checkpoint, one of
 // another trial (naming what differs), and impossible values.
 //
-//   OUT/checkpoint/state.json        step, position, clocks, goals, evals, what it belongs to, checksums
+//   OUT/checkpoint/state.json        step, position, clocks, targets reached, evals, what it belongs to, checksums
 //   OUT/checkpoint/tensors_<step>.pt parameters, buffers, algorithm state (LibTorch archive)
 //
 //   pacer::save_checkpoint(dir, state, *network, algorithm);
@@ -19,9 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/runner_state.h"
 #include "algorithms/training_algorithm.h"
+#include "core/eval_record.h"
 #include "models/network.h"
-#include "workloads/metrics.h"
 
 namespace pacer {
 
@@ -30,14 +31,12 @@ struct CheckpointState {
   std::string workload, algorithm;
   uint64_t seed = 0;
   int64_t batch_size = 0;
-  // Where the trial was.
-  int64_t step = 0;
+  // Where the trial was: the runner's state (step, clocks, targets reached, evals; its budget and
+  // last eval time are not kept: the resumed run has its own), and what it does not hold.
+  RunnerState runner;
   int64_t batches_consumed = 0;
-  double accumulated_submission_time = 0.0, accumulated_eval_time = 0.0, accumulated_logging_time = 0.0;
   double total_duration = 0.0;
-  bool validation_goal_reached = false, test_goal_reached = false;
   int64_t preemption_count = 0;  // resumes before this checkpoint was written
-  std::vector<EvalRecord> evals;
   // The gradient norms of the steps since the last eval: the next eval's train/grad_norm_* are
   // then those of an uninterrupted run when the checkpoint is not on an eval step.
   std::vector<double> grad_norms_since_eval;

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/seed.h"
-#include "dist/in_process_communicator.h"
+#include "distributed/in_process_communicator.h"
 
 namespace pacer {
 

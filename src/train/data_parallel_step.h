@@ -16,8 +16,8 @@
 
 #include "algorithms/gradient_computer.h"
 #include "algorithms/training_algorithm.h"
-#include "dist/data_parallel_plan.h"
-#include "dist/in_process_communicator.h"
+#include "distributed/data_parallel_plan.h"
+#include "distributed/in_process_communicator.h"
 #include "models/flat_parameters.h"
 
 namespace pacer {

@@ -6,7 +6,7 @@
 // Integer buffers (batch-norm's step counter) are the same everywhere and left alone.
 //
 //   if (comm) pacer::average_model_state(*comm, *network);   // on every rank, same point
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "models/network.h"
 
 namespace pacer {

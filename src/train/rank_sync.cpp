@@ -67,15 +67,15 @@ class CollectiveRankSync : public RankSync {
   EvalDecision share_decision(const EvalDecision& mine) override {
     const bool lead_rank = lead();
     const double code = lead_rank && mine.stop ? static_cast<double>(static_cast<int>(*mine.stop) + 1) : 0.0;
-    at::Tensor flags = values({code, lead_rank && mine.validation_goal_reached ? 1.0 : 0.0,
-                               lead_rank && mine.test_goal_reached ? 1.0 : 0.0});
+    at::Tensor flags = values({code, lead_rank && mine.validation_target_reached ? 1.0 : 0.0,
+                               lead_rank && mine.test_target_reached ? 1.0 : 0.0});
     comm_.allreduce_sum(flags);  // only rank 0 contributes
     flags = flags.cpu();
     const double* f = flags.data_ptr<double>();
     EvalDecision d;
     if (f[0] > 0) d.stop = static_cast<StopReason>(static_cast<int>(std::lround(f[0])) - 1);
-    d.validation_goal_reached = f[1] > 0;
-    d.test_goal_reached = f[2] > 0;
+    d.validation_target_reached = f[1] > 0;
+    d.test_target_reached = f[2] > 0;
     return d;
   }
 

@@ -7,7 +7,7 @@
 //   - after every step: the global mean loss, whether rank 0's eval clock says an eval is due,
 //     and whether any rank was asked to stop (Ctrl-C reaches them at different steps);
 //   - before an eval: the model state (batch-norm statistics) becomes the mean over ranks;
-//   - after an eval: rank 0's decision (stop or go on, the goals reached so far).
+//   - after an eval: rank 0's decision (stop or go on, the targets reached so far).
 //
 //   auto sync = pacer::make_rank_sync(plan ? plan->communicator.get() : nullptr, device);
 //   pacer::StepConsensus c = sync->after_step(loss, eval_due, stop_requested);
@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "models/network.h"
 #include "train/stop_reason.h"
 
@@ -31,8 +31,8 @@ struct StepConsensus {
 // What rank 0 decided after an eval.
 struct EvalDecision {
   std::optional<StopReason> stop;
-  bool validation_goal_reached = false;
-  bool test_goal_reached = false;
+  bool validation_target_reached = false;
+  bool test_target_reached = false;
 };
 
 class RankSync {

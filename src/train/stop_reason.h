@@ -9,7 +9,7 @@
 namespace pacer {
 
 enum class StopReason {
-  targets_reached,    // validation and test targets reached (AlgoPerf's goal)
+  targets_reached,    // validation and test targets reached
   budget,             // the time budget is spent
   training_complete,  // the algorithm said it is done
   max_steps,          // the step limit

@@ -29,7 +29,7 @@ std::shared_ptr<const StopRule> rule(StopReason reason, Predicate predicate) {
 
 std::shared_ptr<const StopRule> stop_at_targets() {
   return rule(StopReason::targets_reached,
-              [](const TrialProgress& p) { return p.state.validation_goal_reached && p.state.test_goal_reached; });
+              [](const TrialProgress& p) { return p.state.validation_target_reached && p.state.test_target_reached; });
 }
 
 std::shared_ptr<const StopRule> stop_when_out_of_time() {

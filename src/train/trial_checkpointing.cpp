@@ -43,13 +43,11 @@ const CheckpointState* TrialCheckpointing::restore(int64_t max_steps) {
   if (!active() || !policy_.resume || !checkpoint_exists(dir_)) return nullptr;
   restored_ = load_checkpoint(dir_, *network_, *algorithm_, identity_);
   RunnerState& state = *state_;
-  state.step = last_step_ = restored_->step;
-  state.accumulated_submission_time = restored_->accumulated_submission_time;
-  state.accumulated_eval_time = restored_->accumulated_eval_time;
-  state.accumulated_logging_time = restored_->accumulated_logging_time;
-  state.validation_goal_reached = restored_->validation_goal_reached;
-  state.test_goal_reached = restored_->test_goal_reached;
-  state.evals = restored_->evals;
+  const double time_budget = state.time_budget, last_eval_time = state.last_eval_time;  // this run's
+  state = restored_->runner;
+  state.time_budget = time_budget;
+  state.last_eval_time = last_eval_time;
+  last_step_ = state.step;
   *grad_norms_ = restored_->grad_norms_since_eval;
   preemption_count_ = restored_->preemption_count + 1;
   if (max_steps > 0 && state.step > max_steps) {
@@ -76,16 +74,10 @@ void TrialCheckpointing::start(double now, std::function<int64_t()> batches_cons
 CheckpointState TrialCheckpointing::snapshot(double now) const {
   const RunnerState& state = *state_;
   CheckpointState s = identity_;
-  s.step = state.step;
+  s.runner = state;
   s.batches_consumed = batches_consumed_ ? batches_consumed_() : 0;
-  s.accumulated_submission_time = state.accumulated_submission_time;
-  s.accumulated_eval_time = state.accumulated_eval_time;
-  s.accumulated_logging_time = state.accumulated_logging_time;
   s.total_duration = now - start_;
-  s.validation_goal_reached = state.validation_goal_reached;
-  s.test_goal_reached = state.test_goal_reached;
   s.preemption_count = preemption_count_;
-  s.evals = state.evals;
   s.grad_norms_since_eval = *grad_norms_;
   return s;
 }

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/eval_record.h"
 #include "train/stop_reason.h"
-#include "workloads/metrics.h"
 #include "workloads/workload_spec.h"
 
 namespace pacer {

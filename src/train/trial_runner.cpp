@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "core/seed.h"
 #include "data/batch_stream.h"
-#include "dist/data_parallel_plan.h"
+#include "distributed/data_parallel_plan.h"
 #include "runtime/torch_runtime.h"
 #include "train/checkpoint.h"
 #include "train/trial_checkpointing.h"
@@ -298,8 +298,8 @@ std::optional<StopReason> TrialLoop::evaluate_and_decide() {
   sync_->before_eval(*network_);
   EvalDecision decision = sync_->lead() ? evaluate() : EvalDecision{};
   decision = sync_->share_decision(decision);
-  state_.validation_goal_reached = decision.validation_goal_reached;
-  state_.test_goal_reached = decision.test_goal_reached;
+  state_.validation_target_reached = decision.validation_target_reached;
+  state_.test_target_reached = decision.test_target_reached;
   if (decision.stop == StopReason::diverged && !sync_->lead()) result_.message = "diverged (rank 0's eval)";
   return decision.stop;
 }
@@ -342,13 +342,13 @@ EvalDecision TrialLoop::evaluate() {
   } else {
     decision.stop = first_stop(rules_, progress());
   }
-  decision.validation_goal_reached = state_.validation_goal_reached;
-  decision.test_goal_reached = state_.test_goal_reached;
+  decision.validation_target_reached = state_.validation_target_reached;
+  decision.test_target_reached = state_.test_target_reached;
   return decision;
 }
 
-// The metrics of every evaluated split (and the probes'), and the sticky goals; the in-run
-// check is strict, as in the reference.
+// The metrics of every evaluated split (and the probes'), and the targets reached (a target once
+// reached stays reached); the in-run check is strict, as in the reference.
 void TrialLoop::record_metrics(EvalRecord& record) {
   {
     // No autograd bookkeeping at all (not only no graph): nothing an eval computes outlives it.
@@ -373,8 +373,8 @@ void TrialLoop::record_metrics(EvalRecord& record) {
     const auto it = record.metrics.find(key);
     return it != record.metrics.end() && std::isfinite(it->second) && spec_.reached(it->second, target, true);
   };
-  if (reached("validation/" + spec_.target_metric, spec_.validation_target)) state_.validation_goal_reached = true;
-  if (reached("test/" + spec_.target_metric, spec_.test_target)) state_.test_goal_reached = true;
+  if (reached("validation/" + spec_.target_metric, spec_.validation_target)) state_.validation_target_reached = true;
+  if (reached("test/" + spec_.target_metric, spec_.test_target)) state_.test_target_reached = true;
 }
 
 void TrialLoop::report_step() {

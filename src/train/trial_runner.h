@@ -2,7 +2,7 @@
 // The trial runner: one training run of (workload, algorithm, hyperparameters, seed) under the
 // AlgoPerf timing protocol. Set-up is untimed; data selection + update are timed; evals run on
 // the eval schedule (first right after step 1) with the clock paused; prepare_for_eval is timed;
-// the budget is checked at evals; goals are sticky; the stop rules end the run (both targets,
+// the budget is checked at evals; a target once reached stays reached; the stop rules end the run (both targets,
 // the budget, the algorithm's "complete", the step limit, a study's goal, an interrupt). A
 // non-finite loss, parameter or eval loss ends the trial as "diverged".
 //
@@ -27,7 +27,7 @@
 #include "core/clock.h"
 #include "core/hyperparameters.h"
 #include "core/progress.h"
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 #include "train/stop_rule.h"
 #include "train/trial_observer.h"
 #include "train/trial_result.h"

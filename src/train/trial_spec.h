@@ -1,8 +1,8 @@
 #pragma once
 // Everything that decides what a trial measures, apart from the workload, the algorithm, its
 // hyperparameters and the seed: the device and data, the eval cadence, the limits, the batch
-// size, the stop goals, the evaluated splits and data parallelism. Torch-free: the CLI fills it,
-// the study store keeps it as JSON (a sweep's trials share one), and run_trial reads it.
+// size, a scaling study's goal, the evaluated splits and data parallelism. Torch-free: the CLI
+// fills it, the study store keeps it as JSON (a sweep's trials share one), and run_trial reads it.
 //
 //   pacer::TrialSpec spec;
 //   spec.eval_every_steps = 100;
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "dist/data_parallel_spec.h"
+#include "distributed/data_parallel_spec.h"
 #include "workloads/workload_options.h"
 #include "workloads/workload_spec.h"
 
@@ -72,8 +72,9 @@ struct TrialSpec {
   // "every 2 s", "every 200 steps" or "12 given steps up to 4096" (meta_data_0.json).
   std::string describe_eval_cadence(const WorkloadSpec& workload) const;
 
-  // The stored form (the study store's trial_options column). Optional parts are written only
-  // when set, so stored identities of earlier studies stay as they were.
+  // The stored form: the study store's trial_spec column, and the "trial_settings" entry of a
+  // sweep's identity (tune/sweep.cpp; that key stays, or every stored study would get a new
+  // identity). Optional parts are written only when set, so stored identities stay as they were.
   std::string to_json() const;
   static TrialSpec from_json(const std::string& text);  // Error naming the field
 };

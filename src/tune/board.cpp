@@ -163,7 +163,7 @@ BoardPlan plan_board(StudyStore& store, const BoardSpec& spec) {
 }
 
 double default_trial_cost_sec(const StudyRecord& study) {
-  const TrialSpec trial = TrialSpec::from_json(study.trial_options);
+  const TrialSpec trial = TrialSpec::from_json(study.trial_spec);
   return trial.resolved_time_budget(workload_spec(study.workload)) * (1.0 + kDefaultEvalShare);
 }
 

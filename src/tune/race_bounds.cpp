@@ -55,7 +55,7 @@ FastestTimes RaceBounds::fastest(const StudyStore& store, const StudyRecord& stu
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_experiment;
   for (const auto& other : store.studies()) {
     if (other.experiment == study.experiment || other.workload != study.workload || other.ruleset != study.ruleset ||
-        other.trial_options != study.trial_options || board_algorithm_of(other.experiment).second != part) {
+        other.trial_spec != study.trial_spec || board_algorithm_of(other.experiment).second != part) {
       continue;
     }
     const auto trials = store.trials(other.id);

@@ -28,6 +28,7 @@ nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
   id["sampler_seed"] = s.sampler_options.seed;
   id["grid_points"] = s.sampler == "grid" ? s.sampler_options.grid_points : 0;
   id["seed"] = s.seed;
+  // The TrialSpec; the key predates the name and stays: renaming it would re-key every stored study.
   id["trial_settings"] = nlohmann::ordered_json::parse(s.trial.to_json());
   // An algorithm from a plugin: the library and its content, so a rebuilt library starts new
   // studies instead of being mixed into the old ones. (Absent for built-ins: identities as before.)
@@ -86,7 +87,7 @@ std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepS
       d.space_json = s.space ? s.space->to_json() : "";
       d.sampler = s.space ? s.sampler : "";
       d.sampler_seed = s.sampler_options.seed;
-      d.trial_options = s.trial.to_json();
+      d.trial_spec = s.trial.to_json();
       d.trials = s.trials;
       definitions.push_back(d);
       owners.push_back(&s);

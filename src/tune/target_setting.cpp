@@ -79,17 +79,14 @@ std::vector<TargetRun> TargetSetter::runs(const StudyStore& store, const std::ve
       run.hparams_json = trial.hparams_json.value_or("{}");
       run.status = to_string(trial.status);
       for (const auto& eval : store.evals(trial.id)) {
-        const auto metrics = nlohmann::json::parse(eval.metrics_json);
-        if (!metrics.contains(validation_key) || !metrics[validation_key].is_number()) continue;
-        const double v = metrics[validation_key].get<double>();
-        if (!std::isfinite(v)) continue;
-        run.validation_curve.emplace_back(eval.submission_time, v);
-        run.validation_steps.push_back(eval.global_step);
-        if (!run.best_validation || better(v, *run.best_validation)) {
-          run.best_validation = v;
-          run.best_step = eval.global_step;
-          run.test_at_best.reset();
-          if (metrics.contains(test_key) && metrics[test_key].is_number()) run.test_at_best = metrics[test_key].get<double>();
+        const std::optional<double> v = finite_metric(eval, validation_key);
+        if (!v) continue;
+        run.validation_curve.emplace_back(eval.accumulated_submission_time, *v);
+        run.validation_steps.push_back(eval.step);
+        if (!run.best_validation || better(*v, *run.best_validation)) {
+          run.best_validation = *v;
+          run.best_step = eval.step;
+          run.test_at_best = finite_metric(eval, test_key);
         }
       }
       out.push_back(run);

@@ -19,7 +19,7 @@ std::optional<StepTiming> time_best_point(const StudyStore& store, const std::ve
                                           int threads, const std::atomic<bool>* stop) {
   const StudyRecord& study = reruns.at(0);
   TrialOptions options;
-  options.spec = TrialSpec::from_json(study.trial_options);
+  options.spec = TrialSpec::from_json(study.trial_spec);
   options.spec.max_steps = steps;
   options.spec.eval_every_steps = steps;
   options.seed = 1;

@@ -109,12 +109,6 @@ class Heartbeat {
   std::thread thread_;
 };
 
-std::string metrics_json(const EvalRecord& record) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : record.metrics) j[name] = value;
-  return j.dump();
-}
-
 TrialOutcome outcome_of(const TrialResult& r) {
   TrialOutcome o;
   switch (r.status) {
@@ -179,16 +173,9 @@ class StoreRecorder : public TrialObserver {
 
  private:
   void record_eval(const EvalRecord& record) {
-    StoredEval e;
-    e.eval_index = eval_index_++;
-    e.global_step = record.step;
-    e.submission_time = record.accumulated_submission_time;
-    e.eval_time = record.accumulated_eval_time;
-    e.logging_time = record.accumulated_logging_time;
-    e.total_duration = record.total_duration;
-    e.metrics_json = metrics_json(record);
+    const int64_t index = eval_index_++;
     try {
-      timed_([&] { store_.record_eval(trial_.id, owner_, trial_.attempts, e); });
+      timed_([&] { store_.record_eval(trial_.id, owner_, trial_.attempts, index, record); });
       ++evals_recorded_;
     } catch (const LeaseLost&) {
       on_lease_lost_();
@@ -266,7 +253,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     const StudyRecord& study = by_id.at(trial.study_id);
 
     TrialOptions trial_options;
-    trial_options.spec = TrialSpec::from_json(study.trial_options);  // virtual workers inside this process
+    trial_options.spec = TrialSpec::from_json(study.trial_spec);  // virtual workers inside this process
     // One workload per (name, model options): a scientific round's values are different models.
     auto& workload = workloads[study.workload + "|" + to_string(trial_options.spec.workload_options)];
     if (!workload) workload = create_workload(study.workload, trial_options.spec.workload_options);

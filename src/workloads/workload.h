@@ -16,10 +16,10 @@
 #include <memory>
 #include <string>
 
+#include "core/eval_record.h"
 #include "core/export.h"
 #include "data/tensor_dataset.h"
 #include "models/network.h"
-#include "workloads/metrics.h"
 #include "workloads/workload_spec.h"
 
 namespace pacer {

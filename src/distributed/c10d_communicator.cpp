@@ -1,4 +1,4 @@
-#include "dist/c10d_communicator.h"
+#include "distributed/c10d_communicator.h"
 
 #include <c10/util/Exception.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>

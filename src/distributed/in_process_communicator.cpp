@@ -1,4 +1,4 @@
-#include "dist/in_process_communicator.h"
+#include "distributed/in_process_communicator.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>

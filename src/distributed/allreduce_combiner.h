@@ -4,7 +4,7 @@
 //
 //   pacer::AllreduceCombiner mean(/*average=*/true, {});
 //   mean.combine(comm, flat_grads, numels);
-#include "dist/gradient_combiner.h"
+#include "distributed/gradient_combiner.h"
 
 namespace pacer {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 
 namespace pacer {
 

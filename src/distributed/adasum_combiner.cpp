@@ -1,11 +1,11 @@
-#include "dist/adasum_combiner.h"
+#include "distributed/adasum_combiner.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
 
 #include "core/error.h"
-#include "dist/adasum.h"
+#include "distributed/adasum.h"
 
 namespace pacer {
 namespace {

@@ -1,4 +1,4 @@
-#include "dist/dist_environment.h"
+#include "distributed/dist_environment.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -10,9 +10,9 @@
 //   std::shared_ptr<pacer::DataParallelPlan> plan = pacer::make_data_parallel_plan(dp, nullptr);
 #include <memory>
 
-#include "dist/communicator.h"
-#include "dist/data_parallel_spec.h"
-#include "dist/gradient_combiner.h"
+#include "distributed/communicator.h"
+#include "distributed/data_parallel_spec.h"
+#include "distributed/gradient_combiner.h"
 
 namespace pacer {
 

@@ -21,7 +21,7 @@
 #include <tuple>
 #include <vector>
 
-#include "dist/communicator.h"
+#include "distributed/communicator.h"
 
 namespace pacer {
 

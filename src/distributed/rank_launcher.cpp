@@ -1,4 +1,4 @@
-#include "dist/rank_launcher.h"
+#include "distributed/rank_launcher.h"
 
 #include <atomic>
 #include <filesystem>

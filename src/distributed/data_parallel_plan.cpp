@@ -1,4 +1,4 @@
-#include "dist/data_parallel_plan.h"
+#include "distributed/data_parallel_plan.h"
 
 #include "core/error.h"
 

@@ -1,4 +1,4 @@
-#include "dist/adasum.h"
+#include "distributed/adasum.h"
 
 #include <ATen/ATen.h>
 

@@ -1,12 +1,12 @@
-#include "dist/allreduce_combiner.h"
+#include "distributed/allreduce_combiner.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
 
 #include "core/error.h"
-#include "dist/adasum_combiner.h"
-#include "dist/combiner_names.h"
+#include "distributed/adasum_combiner.h"
+#include "distributed/combiner_names.h"
 
 namespace pacer {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/rendezvous.h"
+#include "distributed/rendezvous.h"
 
 namespace pacer {
 

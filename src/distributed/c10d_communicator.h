@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "dist/communicator.h"
-#include "dist/dist_environment.h"
+#include "distributed/communicator.h"
+#include "distributed/dist_environment.h"
 
 namespace pacer {
 

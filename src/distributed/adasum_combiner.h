@@ -23,7 +23,7 @@
 #include <map>
 #include <mutex>
 
-#include "dist/gradient_combiner.h"
+#include "distributed/gradient_combiner.h"
 
 namespace pacer {
 
