@@ -1,7 +1,5 @@
 #include "tune/tuning_worker.h"
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
