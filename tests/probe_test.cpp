@@ -10,10 +10,13 @@
 
 #include "core/error.h"
 #include "probe/memory_meter.h"
+#include "probe/stability_probe.h"
+#include "probe/throughput_probe.h"
 #include "probe/stability_verdict.h"
 #include "probe/throughput_verdict.h"
 #include "support/cli_runner.h"
 #include "support/headless_chromium.h"
+#include "support/input_error.h"
 
 namespace pacer {
 namespace {
@@ -149,6 +152,25 @@ TEST(StabilityVerdict, PercentileInterpolatesLikeNumpy) {
   EXPECT_NEAR(percentile({10, 1, 3, 2, 4, std::nan("")}, 90), 7.6, 1e-12);
   EXPECT_DOUBLE_EQ(percentile({5}, 90), 5.0);
   EXPECT_TRUE(std::isnan(percentile({}, 50)));
+}
+
+// The stability probe's own checks, which `pacer probe --stability` runs before it writes --out;
+// the options both probes share (ProbeSetup) are one record, filled once for either.
+TEST(StabilityProbeOptions, TooFewStepsOrAWarmupThatIsNotPositiveIsRefusedNamingTheOption) {
+  StabilityProbeOptions o;
+  EXPECT_NO_THROW(check_stability_probe_options(o));
+  o.warmup_steps = {10, 0};
+  EXPECT_NE(testing::input_error_of([&] { check_stability_probe_options(o); }).find("--warmups"), std::string::npos);
+  o.warmup_steps = {10};
+  o.steps = 9;
+  EXPECT_NE(testing::input_error_of([&] { check_stability_probe_options(o); }).find("--steps"), std::string::npos);
+  ProbeSetup setup;
+  setup.device = "cpu";
+  setup.seed = 3;
+  ThroughputProbeOptions throughput;
+  static_cast<ProbeSetup&>(throughput) = setup;
+  EXPECT_EQ(throughput.device, "cpu");
+  EXPECT_EQ(throughput.seed, 3u);
 }
 
 TEST(MemoryMeter, ParsesSizesAndReadsThisProcessPeak) {

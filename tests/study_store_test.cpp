@@ -24,6 +24,7 @@
 #include "store/store_database.h"
 #include "store/study_selection.h"
 #include "store/study_store.h"
+#include "support/input_error.h"
 #include "support/postgres_server.h"
 #include "tune/study_summary.h"
 
@@ -602,6 +603,14 @@ TEST_F(StudySelectionTest, ByIdFullNameOrAPrefixAtASlashAndCopiedWithEveryTrial)
   EXPECT_EQ(select_studies(all, "exp").size(), 2u);
   EXPECT_EQ(select_studies(all, "exp/synthetic_regression").size(), 2u);
   EXPECT_EQ(select_studies(all, "expert").size(), 1u);
+  // A selector the command line gave, but blank (an unset shell variable), selects nothing: it is
+  // refused, where leaving it out means every study.
+  EXPECT_EQ(select_studies(all, "", /*given=*/false).size(), 3u);
+  for (const std::string blank : {"", " ", "\t"}) {
+    EXPECT_NE(testing::input_error_of([&] { select_studies(all, blank, /*given=*/true); })
+                  .find("the study selector is empty"),
+              std::string::npos);
+  }
   try {
     select_studies(all, "ex");
     ADD_FAILURE() << "a prefix that ends inside a name selected something";

@@ -1,7 +1,8 @@
 // The tune layer's use-cases in process. `pacer tune`: plan_tune turns a request into validated
 // sweeps (workloads or a suite, v0.5's held-out draw, the ruleset's defaults, a scientific axis)
 // and refuses bad input naming the culprit; the held-out record; the headline and overhead lines.
-// `pacer board`: make_board_setup's defaults and refusals; the progress line. `pacer run`:
+// The summary a tune ends with. `pacer board`: make_board_setup's defaults and refusals; the
+// progress and unfinished lines; the outputs it writes. `pacer run`:
 // run_one_trial's budget under the rules presets, its results folder written once.
 #include <gtest/gtest.h>
 
@@ -15,9 +16,12 @@
 #include "core/error.h"
 #include "algorithms/registry.h"
 #include "support/input_error.h"
+#include "report/board_outputs.h"
+#include "store/study_store.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
 #include "tune/run_request.h"
+#include "tune/sweep.h"
 #include "tune/tune_request.h"
 #include "workloads/registry.h"
 #include "workloads/suites.h"
@@ -217,6 +221,25 @@ TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrit
   EXPECT_EQ(run_one_trial(again).result.steps, 5);
 }
 
+TEST_F(TuneRequestTest, ATunesSummaryNamesEachStudyAndSaysWhetherEveryTrialFinished) {
+  TuneRequest r = sgd_request();
+  r.studies = 2;
+  r.trials = 2;
+  const TunePlan plan = plan_tune(r);
+  StudyStore store(dir_ + "/tune.db");
+  const std::vector<StudyRecord> studies = plan_sweeps(store, plan.sweeps);
+  const TuneSummary text = summarize_tune(store, studies, /*json=*/false);
+  EXPECT_FALSE(text.finished);  // planned, none run
+  EXPECT_NE(text.text.find("sgd / synthetic_regression"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("study 2"), std::string::npos) << text.text;
+  const TuneSummary json = summarize_tune(store, studies, /*json=*/true);
+  EXPECT_FALSE(json.finished);
+  const auto parsed = nlohmann::json::parse(json.text);
+  ASSERT_EQ(parsed.size(), 1u);
+  EXPECT_EQ(parsed.at(0).at("studies").size(), 2u) << json.text;
+  EXPECT_TRUE(summarize_tune(store, {}, false).finished);  // nothing asked, nothing left
+}
+
 TEST(StoreOverheadLine, SaysWhatTheStoreCostAgainstTheTrialsAndNothingWithoutTrials) {
   WorkerReport report;
   EXPECT_EQ(store_overhead_line(report), "");
@@ -317,6 +340,33 @@ TEST(BoardProgressLine, SaysDoneRunningStoppedElapsedAndTheEstimateSharedOverThe
   p.stopped = 0;
   EXPECT_EQ(board_progress_line(p, 41.0, 0),
             "board: 120/2475 trials done (4.8%), 2 running; 41s elapsed; ETA 4h00m");
+  EXPECT_EQ(board_unfinished_line(p, "interrupted"),
+            "pacer board: interrupted with 120 of 2475 trials done (4h00m of trial time left); run the same command "
+            "again to continue");
+}
+
+// What the outputs of a board hold before any trial is scored: board.md and step_costs.csv, and no
+// stability.json of an earlier run (it would no longer match board.md); no part folders.
+TEST(BoardOutputs, AreWrittenFromWhatTheStoreHoldsAndAStaleStabilityFileIsRemoved) {
+  namespace fs = std::filesystem;
+  const std::string out = (fs::temp_directory_path() / "pacer_board_outputs_test").string();
+  fs::remove_all(out);
+  fs::create_directories(out);
+  std::ofstream(out + "/stability.json") << "{}";
+  BoardResults results;
+  results.progress.total = 10;
+  results.parts.push_back(BoardPartScores{});
+  results.parts.back().part.name = "external";
+  const std::string wrote = write_board_outputs(results, out);
+  EXPECT_EQ(wrote.rfind("wrote " + out + "/board.md, step_costs.csv and, per part, ", 0), 0u) << wrote;
+  EXPECT_TRUE(fs::exists(out + "/board.md"));
+  EXPECT_TRUE(fs::exists(out + "/step_costs.csv"));
+  EXPECT_FALSE(fs::exists(out + "/stability.json"));
+  EXPECT_FALSE(fs::exists(out + "/external"));  // nothing scored yet
+  std::ifstream md(out + "/board.md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, results.markdown());
+  fs::remove_all(out);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ TORCH_FREE_HEADERS = {
     "train/eval_schedule.h", "train/noise_scale.h", "train/progress_observer.h", "workloads/workload_options.h",
     "train/trial_summary.h",
     "probe/throughput_verdict.h", "probe/stability_verdict.h", "probe/memory_meter.h", "probe/throughput_probe.h",
-    "probe/stability_probe.h", "probe/probe_page.h", "algorithms/python_submission_loader.h",
+    "probe/stability_probe.h", "probe/probe_page.h", "probe/probe_setup.h", "algorithms/python_submission_loader.h",
     "workloads/training_set_size.h", "distributed/combiner_names.h", "distributed/rendezvous.h",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

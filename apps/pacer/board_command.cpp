@@ -1,27 +1,18 @@
 // pacer board: every algorithm of a list through a suite under the benchmark's rulesets, in one
 // study store, resumable, with progress, an ETA and a deadline; then each part's leaderboards
 // (scores by seconds and by steps, time-to-target tables, profiles, HTML report, Markdown).
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
-#include <tuple>
 
 #include "commands.h"
 #include "input_guards.h"
-#include "interrupt.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
-#include "core/atomic_file.h"
 #include "core/deadline_watch.h"
 #include "core/progress.h"
-#include "report/html_report.h"
-#include "report/score_charts.h"
+#include "report/board_outputs.h"
 #include "runtime/torch_runtime.h"
-#include "score/score_outputs.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/board_progress_reporter.h"
@@ -37,141 +28,75 @@ struct BoardArgs {
   int bootstrap = 1000;
   double max_hours = 0.0, progress_every = 0.0;
   bool no_run = false, quiet = false;
-  std::shared_ptr<LocalWorkerArgs> workers = [] {
-    auto w = std::make_shared<LocalWorkerArgs>();
-    w->store = "runs/board.db";
-    w->workers = 2;  // the setting: two workers of one thread each on a 2-core machine
-    w->threads = 1;
-    return w;
-  }();
-  std::shared_ptr<TrialSpecOptions> trial = [] {
-    auto t = std::make_shared<TrialSpecOptions>();
-    t->clock = "cpu";  // a board's times must not bend with whatever else runs on the machine
-    // Scoring reads only validation and test; the train split's eval was a third of the eval
-    // time (docs/leaderboard.md, "What a board costs").
-    t->eval_splits = {"validation", "test"};
-    return t;
-  }();
+  // The setting: two workers of one thread each on a 2-core machine.
+  std::shared_ptr<LocalWorkerArgs> workers = local_worker_args("runs/board.db", 2, 1);
+  // A board's times must not bend with whatever else runs on the machine (the cpu clock); scoring
+  // reads only validation and test (the train split's eval was a third of the eval time).
+  std::shared_ptr<TrialSpecOptions> trial = TrialSpecOptions::with_defaults("cpu", {"validation", "test"});
 };
 
-// Per part: the score files, charts and report page by seconds and by steps; then board.md,
-// step_costs.csv and stability.json.
-void write_outputs(const BoardResults& results, const std::string& out) {
-  std::filesystem::create_directories(out);
-  for (const auto& p : results.parts) {
-    if (!p.seconds || !p.steps) continue;
-    const std::string dir = out + "/" + p.part.name;
-    write_score_files(*p.seconds, dir + "/seconds");
-    write_score_charts(*p.seconds, dir + "/seconds");
-    write_score_files(*p.steps, dir + "/steps");
-    write_score_charts(*p.steps, dir + "/steps");
-    write_report(dir + "/seconds", dir + "/seconds/report.html");
-    write_report(dir + "/steps", dir + "/steps/report.html");
-  }
-  write_file_atomic(out + "/step_costs.csv", step_costs_csv(results.costs));
-  if (results.stability) {
-    write_file_atomic(out + "/stability.json", board_stability_json(*results.stability));
-  } else {
-    std::filesystem::remove(out + "/stability.json");  // an earlier run's would no longer match board.md
-  }
-  write_file_atomic(out + "/board.md", results.markdown());
-}
-
-}  // namespace
-
-// Runs this process's share of the board (or, with --workers, spawns the workers and finishes what
-// a dead one left) until done, interrupted or past --max-hours. Returns the exit status so far
-// (130 interrupted) and whether the deadline stopped it.
+// This process's share of the board (or, with --workers, the workers' and what a dead one left)
+// until done, interrupted or past --max-hours. Returns the exit status so far and whether the
+// deadline stopped it.
 std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const BoardPlan& plan, const StudyStore& store,
                                  const std::vector<std::string>& base_args, DeadlineWatch::Steady::time_point started) {
   const LocalWorkerArgs& w = *a->workers;
-  const int threads = set_num_threads(w.threads, 1);
-  Progress progress(w.progress_mode(a->quiet));
+  std::optional<BoardProgressReporter> reporter;
   if (!w.is_worker()) std::fprintf(stderr, "%s\n", board_headline(setup, plan, board_progress(store, plan), store.path(), w.workers).c_str());
-  const std::atomic<bool>& interrupted = install_interrupt_handler();
-  DeadlineWatch watch(interrupted, DeadlineWatch::after_hours(started, a->max_hours));
-  WorkerOptions options = w.worker_options(&watch.stop, &progress);
-  if (setup.against)
-    options.race_bounds = std::make_shared<RaceBounds>(
-        board_bounds(*setup.against, setup.rules->name, to_string(setup.spec.external_trial.clock)));
-  WorkerReport report;
-  {
-    const bool terminal = Progress::auto_detect() == Progress::Mode::terminal;
-    std::optional<BoardProgressReporter> reporter;
-    if (!w.is_worker() && !a->quiet)
-      reporter.emplace(w.store, plan, w.workers, a->progress_every > 0 ? a->progress_every : terminal ? 15.0 : 60.0);
-    // A worker that died leaves its trial to the lease; what is left is finished here.
-    if (w.workers <= 1 || w.is_worker() || (run_worker_copies(base_args, w.workers, threads, interrupted) && !watch.stop))
-      report = run_board_worker(w.store, plan, options);
-  }
-  if (w.is_worker()) return {report.interrupted && !watch.deadline_hit ? 130 : 0, watch.deadline_hit};
-  return {interrupted ? 130 : 0, watch.deadline_hit};
+  if (!w.is_worker() && !a->quiet) reporter.emplace(w.store, plan, w.workers, a->progress_every);
+  WorkerOptions options = w.worker_options(nullptr, nullptr);
+  options.race_bounds = setup.race_bounds;
+  const LocalWorkersRun run = run_local_workers(w, base_args, a->quiet, DeadlineWatch::after_hours(started, a->max_hours),
+                                                options, [&](const WorkerOptions& o) { return run_board_worker(w.store, plan, o); });
+  if (w.is_worker()) return {run.report.interrupted && !run.deadline_hit ? 130 : 0, run.deadline_hit};
+  return {run.interrupted ? 130 : 0, run.deadline_hit};
 }
 
 int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   const auto started = DeadlineWatch::Steady::now();
-  a->request.trial = a->trial->resolved(1.0);
-  if (a->trial->budget_multiplier_given) a->request.budget_multiplier = a->trial->spec.budget_multiplier;
+  a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
   if (!a->no_run) resolve_device(a->trial->spec.device);
   make_store_folder(a->workers->store);
   StudyStore store(a->workers->store);
   const BoardPlan plan = plan_board(store, setup.spec);
-  int status = 0;
-  bool deadline_hit = false;
-  if (!a->no_run) {
-    std::tie(status, deadline_hit) = run_workers(a, setup, plan, store, base_args, started);
-    if (a->workers->is_worker()) return status;
-  }
+  auto [status, deadline_hit] = a->no_run ? std::pair{0, false} : run_workers(a, setup, plan, store, base_args, started);
+  if (a->workers->is_worker()) return status;
   // ---- Outputs: what the store holds now, complete or not. The bootstrap takes tens of seconds.
   if (a->bootstrap > 0 && !a->quiet)
     std::fprintf(stderr, "pacer board: stability: bootstrap over studies, %d resamples\n", a->bootstrap);
   const BoardResults results = board_results(store, plan, setup, a->bootstrap);
-  write_outputs(results, a->out);
+  const std::string wrote = write_board_outputs(results, a->out);
   if (!a->quiet) std::fputs(results.markdown().c_str(), stdout);
   if (setup.against)
     for (const auto& line : newcomer_rank_lines(results, setup.names)) std::printf("%s\n", line.c_str());
-  std::printf("wrote %s/board.md, step_costs.csv%s and, per part, %s/<part>/{seconds,steps}/{scores.json, "
-              "time_to_targets.csv, performance_profiles.svg, report.html}\n",
-              a->out.c_str(), results.stability ? ", stability.json" : "", a->out.c_str());
-  const BoardProgress& now = results.progress;
-  if (now.done < now.total) {
+  std::printf("%s\n", wrote.c_str());
+  if (results.progress.done < results.progress.total) {
     const char* why = deadline_hit ? "the --max-hours deadline passed" : status == 130 ? "interrupted" : "not finished";
-    std::fprintf(stderr, "pacer board: %s with %lld of %lld trials done (%s of trial time left); run the same command "
-                         "again to continue\n",
-                 why, static_cast<long long>(now.done), static_cast<long long>(now.total),
-                 format_duration(now.remaining_trial_sec).c_str());
+    std::fprintf(stderr, "%s\n", board_unfinished_line(results.progress, why).c_str());
     if (status == 0 && !deadline_hit && !a->no_run) status = 1;  // a worker failed
   }
   return status;
 }
 
 // What the board is: bound straight to the request.
-void add_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
+void add_board_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
   BoardRequest& r = a->request;
   app.add_option("-a,--algorithm", r.algorithms,
                  "Algorithms on the board (repeatable, comma-separated; default: every built-in of pacer list)")
       ->delimiter(',');
   app.add_option_function<std::string>("--suite", [a](const std::string& v) { a->request.suite = v; },
-                                       "Workload suite (see pacer list; default: board; with --against: the workloads "
-                                       "of that board)");
+      "Workload suite (see pacer list; default: board; with --against: the workloads of that board)");
   app.add_option("-w,--workload", r.workloads, "Workloads instead of --suite (repeatable)")->delimiter(',');
-  app.add_option_function<std::vector<std::string>>(
-         "--rulesets", [a](const std::vector<std::string>& v) { a->request.rulesets = v; },
-         "Parts to run: self, external (comma-separated; default: both; with --against: external)")
+  app.add_option_function<std::vector<std::string>>("--rulesets", [a](const std::vector<std::string>& v) {
+    a->request.rulesets = v; }, "Parts to run: self, external (comma-separated; default: both; with --against: external)")
       ->delimiter(',');
   app.add_option_function<int>("--reruns", [a](const int& v) { a->request.reruns = v; },
-                               "Extra external runs with other seeds (--seed + k, --sampler-seed + k; default 1; with "
-                               "--against: 0)")
+      "Extra external runs with other seeds (--seed + k, --sampler-seed + k; default 1; with --against: 0)")
       ->check(non_negative_number());
-  app.add_option("--studies", r.studies, "Studies per algorithm x workload (default: the rules preset's)")
-      ->check(positive_number());
-  app.add_option("--trials", r.trials, "Trials per external study (default 5)")->check(positive_number());
-  app.add_option("--seed", r.seed, "Base seed of the trials")->capture_default_str();
-  app.add_option("--sampler-seed", r.sampler_seed, "Seed of the samplers")->capture_default_str();
+  add_sweep_options(app, {&r.studies, &r.trials, &r.seed, &r.sampler_seed, &r.rules}, "algorithm x workload", "");
   app.add_option("--spaces", r.spaces_dir, "Folder of the search spaces, <folder>/<algorithm>.json")->capture_default_str();
   app.add_option("--space", r.spaces, "A space for one algorithm instead of its shipped one: ALGORITHM=FILE (repeatable)");
-  app.add_option("--rules", r.rules, "Rules preset: v0.6 (default) or v0.5");
   app.add_option("--against", r.against,
                  "A board to race against and rank among: its stores or log folders (repeatable). Its times "
                  "set the 4x cut-off, and the outputs score this run's algorithms beside its own");
@@ -179,26 +104,26 @@ void add_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
 }
 
 // Where and how this command runs it: the store, the outputs, the workers, the deadline.
-void add_process_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
+void add_board_process_options(CLI::App& app, const std::shared_ptr<BoardArgs>& a) {
   add_local_worker_options(app, a->workers, "(default 1)");
   app.add_option("-o,--out", a->out, "Folder of the outputs (per part: seconds/ and steps/ score files, charts, "
                                      "report.html; board.md, step_costs.csv and stability.json)")->capture_default_str();
-  app.add_option("--max-hours", a->max_hours, "Stop cleanly after this many hours (the running trials are given back "
-                                              "and re-run on resume); 0: no deadline")
-      ->check(non_negative_number());
+  app.add_option("--max-hours", a->max_hours,
+      "Stop cleanly after this many hours (the running trials are re-run on resume); 0: no deadline")->check(non_negative_number());
   app.add_option("--progress-every", a->progress_every, "Seconds between progress lines (default 60; 15 on a terminal)")
       ->check(positive_number());
   app.add_flag("--no-run", a->no_run, "Only write the outputs from what the store holds");
-  app.add_option("--bootstrap", a->bootstrap,
-                 "Resamples of the bootstrap over studies behind the stability tables (0: none)")
+  app.add_option("--bootstrap", a->bootstrap, "Resamples of the bootstrap over studies behind the stability tables (0: none)")
       ->check(non_negative_number())->capture_default_str();
   app.add_flag("-q,--quiet", a->quiet, "No per-trial lines");
 }
 
+}  // namespace
+
 Action add_board_command(CLI::App& app, int argc, char** argv) {
   auto a = std::make_shared<BoardArgs>();
-  add_request_options(app, a);
-  add_process_options(app, a);
+  add_board_request_options(app, a);
+  add_board_process_options(app, a);
   add_trial_spec_options(app, a->trial);
   // The shared option's help names AlgoPerf's default; the board's is validation and test.
   app.get_option("--eval-splits")

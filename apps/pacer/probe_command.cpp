@@ -25,6 +25,7 @@ namespace {
 // both take (the point, the workload options, device, data, seed) is filled in by run_probe.
 struct ProbeArgs {
   std::string workload, algorithm, out = "runs/probe", hparams_file, memory_limit, clock = "wall";
+  ProbeSetup setup;  // what both probes take; the point, workload options and progress filled in by run_probe
   std::vector<std::string> assignments, workload_options;
   bool stability = false, no_clipping = false, quiet = false, overwrite = false;
   int threads = 0;
@@ -33,61 +34,39 @@ struct ProbeArgs {
   StabilityProbeOptions stability_probe;
 };
 
-template <typename Options>
-void fill_shared(Options& o, const Hyperparameters& hparams, const WorkloadOptions& workload_options, Progress& progress) {
-  o.hparams = hparams;
-  o.workload_options = workload_options;
-  o.progress = &progress;
-}
-
 int run_probe(ProbeArgs& a) {
   const std::string algorithm = resolve_algorithm(a.algorithm);
-  std::vector<std::string> warnings;
-  Hyperparameters hparams = a.hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(a.hparams_file, &warnings);
-  for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-  for (const auto& assignment : a.assignments) {
-    auto [name, value] = Hyperparameters::parse_assignment(assignment);
-    hparams.set(name, value);
-  }
-  const WorkloadOptions workload_options = parse_workload_options(a.workload_options);
-  workload_spec(a.workload).validate_options(workload_options);  // unknown workload or option: before --out
-  for (int64_t w : a.stability_probe.warmup_steps) {
-    if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
-  }
+  a.setup.hparams = *point_from_options(false, a.hparams_file, a.assignments);
+  a.setup.workload_options = parse_workload_options(a.workload_options);
+  workload_spec(a.workload).validate_options(a.setup.workload_options);  // unknown workload or option: before --out
   if (!a.memory_limit.empty()) a.throughput.memory_limit_bytes = parse_memory_size(a.memory_limit);
-  const ClockKind clock = parse_clock_option(a.clock);
+  a.throughput.clock = parse_clock_option(a.clock);
   // The stability probe's runs are measured in steps: a clock there would be accepted and silently unused.
-  if (a.stability && clock != ClockKind::wall)
+  if (a.stability && a.throughput.clock != ClockKind::wall)
     throw InputError("--clock: the stability probe counts steps, not time; --clock applies to the batch-size probe");
-  const std::string& device = a.stability ? a.stability_probe.device : a.throughput.device;
-  resolve_device(device);  // a bad device is an input error before any work
+  if (a.steps > 0) a.stability_probe.steps = a.steps;
+  if (a.steps > 0) a.throughput.measure_steps = static_cast<int>(a.steps);
+  if (a.batch_size > 0) a.stability_probe.batch_size = a.batch_size;
+  a.stability_probe.test_clipping = !a.no_clipping;
+  if (a.stability) check_stability_probe_options(a.stability_probe);
+  resolve_device(a.setup.device);  // a bad device is an input error before any work
   set_num_threads(a.threads);
   Progress progress(a.quiet ? Progress::Mode::quiet : Progress::auto_detect());
+  a.setup.progress = &progress;
+  static_cast<ProbeSetup&>(a.stability_probe) = static_cast<ProbeSetup&>(a.throughput) = a.setup;
   // Before any work: an unwritable --out, or one holding an earlier probe's result.
-  prepare_output_folder(a.out, "--out",
-                        a.stability ? std::vector<std::string>{"stability.json", "stability.html"}
-                                    : std::vector<std::string>{"probe.json", "probe.html"},
-                        a.overwrite);
+  const std::string name = a.stability ? "stability" : "probe";
+  prepare_output_folder(a.out, "--out", {name + ".json", name + ".html"}, a.overwrite);
   if (a.stability) {
-    StabilityProbeOptions& o = a.stability_probe;
-    fill_shared(o, hparams, workload_options, progress);
-    if (a.steps > 0) o.steps = a.steps;
-    if (a.batch_size > 0) o.batch_size = a.batch_size;
-    o.test_clipping = !a.no_clipping;
-    const StabilityProbeReport report = run_stability_probe(a.workload, algorithm, o);
+    const StabilityProbeReport report = run_stability_probe(a.workload, algorithm, a.stability_probe);
     std::fputs(format_stability_probe(report).c_str(), stdout);
     write_stability_probe(report, a.out);
-    std::printf("wrote %s/stability.json and %s/stability.html\n", a.out.c_str(), a.out.c_str());
-    return 0;
+  } else {
+    const ThroughputProbeReport report = run_throughput_probe(a.workload, algorithm, a.throughput);
+    std::fputs(format_throughput_probe(report).c_str(), stdout);
+    write_throughput_probe(report, a.out);
   }
-  ThroughputProbeOptions& o = a.throughput;
-  fill_shared(o, hparams, workload_options, progress);
-  if (a.steps > 0) o.measure_steps = static_cast<int>(a.steps);
-  o.clock = clock;
-  const ThroughputProbeReport report = run_throughput_probe(a.workload, algorithm, o);
-  std::fputs(format_throughput_probe(report).c_str(), stdout);
-  write_throughput_probe(report, a.out);
-  std::printf("wrote %s/probe.json and %s/probe.html\n", a.out.c_str(), a.out.c_str());
+  std::printf("wrote %s/%s.json and %s/%s.html\n", a.out.c_str(), name.c_str(), a.out.c_str(), name.c_str());
   return 0;
 }
 
@@ -103,16 +82,10 @@ Action add_probe_command(CLI::App& app) {
   app.add_flag("--overwrite", a->overwrite, "Replace an earlier probe's files in --out (else they are refused)");
   app.add_option("-o,--out", a->out, "Folder for probe.json/probe.html (stability.json/stability.html)")
       ->capture_default_str();
-  app.add_option_function<std::string>(
-         "--device", [a](const std::string& v) { a->throughput.device = a->stability_probe.device = v; }, "auto, cpu, cuda or cuda:N")
-      ->default_str("auto");
-  app.add_option_function<std::string>(
-      "--data-dir", [a](const std::string& v) { a->throughput.data_dir = a->stability_probe.data_dir = v; },
-      "Fashion-MNIST folder (default: $PACER_DATA_DIR or the Debian package's)");
+  app.add_option("--device", a->setup.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--data-dir", a->setup.data_dir, "Fashion-MNIST folder (default: $PACER_DATA_DIR or the Debian package's)");
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(non_negative_number());
-  app.add_option_function<uint64_t>(
-         "--seed", [a](const uint64_t& v) { a->throughput.seed = a->stability_probe.seed = v; }, "Seed of the model and data order")
-      ->default_str("0");
+  app.add_option("--seed", a->setup.seed, "Seed of the model and data order")->capture_default_str();
   app.add_option("--steps", a->steps,
                  "Measured steps per batch size (default 20), or with --stability steps per run (default 200)")
       ->check(positive_number());

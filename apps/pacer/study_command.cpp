@@ -23,20 +23,8 @@ struct StudyArgs {
   std::string out;
 };
 
-StudyStore open_existing(const std::string& path) {
-  StudyStoreOptions options;
-  options.create = false;
-  return StudyStore(path, options);
-}
-
-// An empty selector given on the command line (an unset shell variable) is refused: it would
-// select every study, and `delete` would delete them all.
 std::vector<StudyRecord> selected(const StudyStore& store, const std::string& selector, const CLI::Option* given) {
-  if (given && given->count() > 0 && selector.find_first_not_of(" \t\n") == std::string::npos) {
-    throw InputError("the study selector is empty (an unset shell variable?); name a study, or leave it out "
-                     "to mean every study where the command allows it");
-  }
-  return select_studies(store.studies(), selector);
+  return select_studies(store.studies(), selector, given && given->count() > 0);
 }
 
 int delete_selected(StudyStore& store, const StudyArgs& a, const CLI::Option* given) {
@@ -74,31 +62,35 @@ int export_selected(const std::vector<SweepSummary>& sweeps, const StudyArgs& a)
 Action add_study_command(CLI::App& app) {
   app.require_subcommand(1);
   auto a = std::make_shared<StudyArgs>();
+  const std::string kStore = "Study store (SQLite file or postgresql:// URI)";
+  const std::string kStudy = "Study id, name (experiment/workload/study_k) or name prefix";
   auto* list = app.add_subcommand("list", "Studies of a store: per workload, trials done, per-study best, median");
-  list->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
+  list->add_option("store", a->store, kStore)->required();
   list->add_flag("--json", a->json, "Machine-readable output");
   auto* show = app.add_subcommand("show", "Trials of studies: hyperparameters, status, time/steps to target");
-  show->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
-  auto* show_study = show->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  show->add_option("store", a->store, kStore)->required();
+  auto* show_study = show->add_option("study", a->study, kStudy + "; default: all");
   show->add_flag("--json", a->json, "Machine-readable output");
   auto* exporter = app.add_subcommand("export", "Every trial of studies with hyperparameters and results, one row each");
-  exporter->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
-  auto* export_study = exporter->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  exporter->add_option("store", a->store, kStore)->required();
+  auto* export_study = exporter->add_option("study", a->study, kStudy + "; default: all");
   auto* as_csv = exporter->add_flag("--csv", a->csv, "CSV (the default)");
   exporter->add_flag("--json", a->json, "JSON, as `pacer study show --json`")->excludes(as_csv);
   exporter->add_option("-o,--out", a->out, "Write to this file (atomically) instead of stdout");
   auto* remove = app.add_subcommand("delete", "Delete studies with their trials and evals (asks for --yes)");
-  remove->add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
-  auto* remove_study = remove->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix")->required();
+  remove->add_option("store", a->store, kStore)->required();
+  auto* remove_study = remove->add_option("study", a->study, kStudy)->required();
   remove->add_flag("--yes", a->yes, "Really delete (without it: say what would be deleted, exit 2)");
   remove->add_flag("--force", a->force, "Also delete studies with a trial a worker is running");
   auto* copy = app.add_subcommand("copy", "Copy studies with every trial and eval to another store (created if missing)");
   copy->add_option("store", a->store, "Store to copy from (SQLite file or postgresql:// URI)")->required();
   copy->add_option("to", a->destination, "Store to copy to (SQLite file or postgresql:// URI)")->required();
-  auto* copy_study = copy->add_option("study", a->study, "Study id, name (experiment/workload/study_k) or name prefix; default: all");
+  auto* copy_study = copy->add_option("study", a->study, kStudy + "; default: all");
 
   return [a, list, show, exporter, remove, copy, show_study, export_study, remove_study, copy_study]() -> int {
-    StudyStore store = open_existing(a->store);
+    StudyStoreOptions existing;
+    existing.create = false;
+    StudyStore store(a->store, existing);
     if (copy->parsed()) {
       const StudyCopy c = copy_studies(store, selected(store, a->study, copy_study), a->destination);
       std::printf("copied %zu studies (%zu trials, %zu evals) from %s to %s\n", c.studies, c.trials, c.evals,

@@ -74,6 +74,18 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
                "Do not stop when the targets are reached: train to the budget or --max-steps (target setting)");
 }
 
+void add_sweep_options(CLI::App& app, const SweepFields& f, const std::string& studies_per,
+                       const std::string& trials_note) {
+  app.add_option("--studies", *f.studies, "Studies per " + studies_per + " (default: the rules preset's)")
+      ->check(positive_number());
+  app.add_option("--trials", *f.trials, "Trials per external study (default 5)" + trials_note)->check(positive_number());
+  app.add_option("--seed", *f.seed, "Base seed of the trials (each trial: derived from seed, study, trial)")
+      ->capture_default_str();
+  app.add_option("--sampler-seed", *f.sampler_seed, "Seed of the sampler and of the recorded shuffle of its points")
+      ->capture_default_str();
+  app.add_option("--rules", *f.rules, "Rules preset: v0.6 (default; 3 studies, self-tuning budget x1.5) or v0.5 (5, x3)");
+}
+
 void add_clock_option(CLI::App& app, std::string& clock) {
   app.add_option("--clock", clock,
                  "What submission time is measured by: wall (elapsed time, as AlgoPerf) or cpu (this process's CPU "
@@ -88,6 +100,19 @@ ClockKind parse_clock_option(const std::string& text) {
   } catch (const InputError& e) {
     throw InputError(std::string("--clock: ") + e.what());
   }
+}
+
+std::shared_ptr<TrialSpecOptions> TrialSpecOptions::with_defaults(std::string clock,
+                                                                   std::vector<std::string> eval_splits) {
+  auto options = std::make_shared<TrialSpecOptions>();
+  options->clock = std::move(clock);
+  options->eval_splits = std::move(eval_splits);
+  return options;
+}
+
+void TrialSpecOptions::resolve_into(TrialSpec& trial, std::optional<double>& budget_multiplier) const {
+  trial = resolved(1.0);
+  if (budget_multiplier_given) budget_multiplier = spec.budget_multiplier;
 }
 
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/hyperparameters.h"
 #include "train/trial_spec.h"
@@ -30,9 +31,26 @@ struct TrialSpecOptions {
   // The spec, with the budget multiplier's default (it depends on the ruleset) and stop_at_targets
   // filled in; InputError naming a bad field.
   TrialSpec resolved(double default_budget_multiplier) const;
+  // Options whose defaults differ from AlgoPerf's (a board: the cpu clock, no train-split eval).
+  static std::shared_ptr<TrialSpecOptions> with_defaults(std::string clock, std::vector<std::string> eval_splits);
+  // For a request whose budget multiplier depends on the ruleset (tune, board): the spec, and the
+  // multiplier only when --budget-multiplier was given.
+  void resolve_into(TrialSpec& trial, std::optional<double>& budget_multiplier) const;
 };
 
 void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOptions>& options);
+
+// The options `pacer tune` and `pacer board` share for the size and seeds of their sweeps, bound
+// to the request's fields: --studies, --trials, --seed, --sampler-seed, --rules.
+struct SweepFields {
+  int* studies;
+  int64_t* trials;
+  uint64_t* seed;
+  uint64_t* sampler_seed;
+  std::string* rules;
+};
+void add_sweep_options(CLI::App& app, const SweepFields& fields, const std::string& studies_per,
+                       const std::string& trials_note);
 
 // --clock wall|cpu, for the commands that time trials without the other trial options (targets,
 // probe); parse_clock_option: InputError naming --clock.

@@ -1,14 +1,12 @@
 // pacer tune: tuning studies under the AlgoPerf rulesets, run by one or several workers that
 // share a study store; re-running the same command resumes.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <tuple>
 
 #include "commands.h"
 #include "input_guards.h"
-#include "interrupt.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
 #include "core/error.h"
@@ -16,7 +14,6 @@
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/log_folder.h"
-#include "tune/study_summary.h"
 #include "tune/tune_request.h"
 #include "tune/tuning_worker.h"
 
@@ -28,39 +25,27 @@ struct TuneArgs {
   TuneRequest request;
   std::string ruleset = "external", out, checkpoint_every;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
-  std::shared_ptr<LocalWorkerArgs> workers = [] {
-    auto w = std::make_shared<LocalWorkerArgs>();
-    w->store = "runs/tune.db";
-    return w;
-  }();
+  std::shared_ptr<LocalWorkerArgs> workers = local_worker_args("runs/tune.db");
   bool quiet = false, json = false;
 };
 
-// The summary of the sweeps, the store's overhead, and the exit status: 130 interrupted, 1 when
-// some trial did not finish (a worker failed), else 0.
-int finish_tune(const StudyStore& store, const std::vector<StudyRecord>& studies, const WorkerReport& report, bool json,
-                bool stopped) {
-  const auto sweeps = summarize_studies(store, studies);
-  if (json) {
-    std::fputs(sweeps_json_text(sweeps).c_str(), stdout);
-  } else {
-    for (const auto& sweep : sweeps) std::fputs(format_study_details(sweep).c_str(), stdout);
-  }
-  std::fputs(store_overhead_line(report).c_str(), json ? stderr : stdout);
-  if (stopped || report.interrupted) {
+// The summary, the store's overhead, and the exit status: 130 interrupted, 1 when some trial did
+// not finish (a worker failed), else 0.
+int finish_tune(const StudyStore& store, const std::vector<StudyRecord>& studies, const LocalWorkersRun& run, bool json) {
+  const TuneSummary summary = summarize_tune(store, studies, json);
+  std::fputs(summary.text.c_str(), stdout);
+  std::fputs(store_overhead_line(run.report).c_str(), json ? stderr : stdout);
+  if (run.interrupted || run.report.interrupted) {
     std::fprintf(stderr, "pacer: interrupted; run the same command again to resume\n");
     return 130;
   }
-  for (const auto& sweep : sweeps) {
-    if (sweep.finished()) continue;
-    std::fprintf(stderr, "pacer: error: some trials did not finish (a worker failed); run the same command again\n");
-    return 1;
-  }
-  return 0;
+  if (summary.finished) return 0;
+  std::fprintf(stderr, "pacer: error: some trials did not finish (a worker failed); run the same command again\n");
+  return 1;
 }
 
 // What to tune: bound straight to the request.
-void add_request_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
+void add_tune_request_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
   app.add_option("-w,--workload", a->request.workloads, "Workload(s) to tune (repeatable; see pacer list)")->delimiter(',');
   app.add_option("--suite", a->request.suite, "A workload suite instead of -w (small, variants, all, quick; see pacer list)");
   app.add_option_function<uint64_t>(
@@ -70,17 +55,12 @@ void add_request_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
   app.add_option("--space", a->request.space_file, "Search space JSON in the AlgoPerf format (external tuning), e.g. spaces/nadamw.json");
   app.add_option("--ruleset", a->ruleset, "external (search space, N studies x M trials) or self (no hyperparameters)")
       ->capture_default_str();
-  app.add_option("--rules", a->request.rules, "Rules preset for defaults: v0.6 (3 studies, self-tuning budget x1.5) or v0.5 (5, x3)");
-  app.add_option("--studies", a->request.studies, "Studies per workload (default: the rules preset's)")->check(positive_number());
-  app.add_option("--trials", a->request.trials, "Trials per study (external; default 5). More later extends the studies")
-      ->check(positive_number());
   app.add_option("--sampler", a->request.sampler, "halton (the reference quasi-random search), random, grid or list")
       ->capture_default_str();
-  app.add_option("--sampler-seed", a->request.sampler_options.seed, "Seed of the sampler and of the recorded shuffle of its points")
-      ->capture_default_str();
   app.add_option("--grid-points", a->request.sampler_options.grid_points, "Values per range dimension for --sampler grid")->check(positive_number());
-  app.add_option("--seed", a->request.seed, "Base seed of the trials (each trial: derived from seed, study, trial)")
-      ->capture_default_str();
+  TuneRequest& r = a->request;
+  add_sweep_options(app, {&r.studies, &r.trials, &r.seed, &r.sampler_options.seed, &r.rules}, "workload",
+                    "; more later extends the studies");
   app.add_option("--name", a->request.experiment, "Experiment (submission) name; default: the algorithm");
   app.add_option("--scientific", a->request.scientific,
                  "Incremental tuning round: NAME=v1,v2,... (a workload option such as activation, or a hyperparameter); "
@@ -89,7 +69,7 @@ void add_request_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
 }
 
 // Where and how this command runs it: the store, the logs, the workers, the output.
-void add_process_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
+void add_tune_process_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
   add_local_worker_options(app, a->workers, "(default: this machine's CPUs / --workers)");
   app.add_option("-o,--out", a->out, "Also write the reference log layout: OUT/study_<k>/<workload>_libtorch/trial_<i>/");
   app.add_option("--checkpoint-every", a->checkpoint_every,
@@ -102,8 +82,7 @@ void add_process_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a) {
 int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   // ---- Inputs, validated before anything is written.
   a->request.ruleset = parse_ruleset(a->ruleset);
-  a->request.trial = a->trial->resolved(1.0);
-  if (a->trial->budget_multiplier_given) a->request.budget_multiplier = a->trial->spec.budget_multiplier;
+  a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
   const TunePlan plan = plan_tune(a->request);
   if (plan.space_from_submission) std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", plan.space_file.c_str());
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
@@ -120,37 +99,29 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
 
   StudyStore store(w.store);
   const std::vector<StudyRecord> studies = plan_sweeps(store, plan.sweeps);
-  const int threads = set_num_threads(w.threads, w.workers);  // each worker gets its share of the CPUs
-  Progress progress(w.progress_mode(a->quiet));
-  if (!w.is_worker()) {
+  if (!w.is_worker() && !a->quiet) {
     std::vector<int64_t> ids;
     for (const auto& s : studies) ids.push_back(s.id);
-    progress.log(plan.headline(store.path(), store.progress(ids)));
-    if (!plan.held_out.empty()) progress.log(plan.held_out_line());
-    write_held_out_record(plan, a->out);
+    std::fprintf(stderr, "%s\n", plan.headline(store.path(), store.progress(ids)).c_str());
+    if (!plan.held_out.empty()) std::fprintf(stderr, "%s\n", plan.held_out_line().c_str());
   }
-
-  // First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.
-  const std::atomic<bool>& stop = install_interrupt_handler();
-  options.stop_requested = &stop;
-  options.progress = &progress;
+  if (!w.is_worker()) write_held_out_record(plan, a->out);
   options.out_dir = a->out;
   options.experiment_folders = plan.scientific.has_value();  // one sweep per value: OUT/<experiment>/study_<k>/...
-  WorkerReport report;
-  // A worker that died leaves its trial to the lease; what is left is finished here.
-  if (w.workers <= 1 || (run_worker_copies(base_args, w.workers, threads, stop) && !stop))
-    report = run_tuning_worker(w.store, studies, options);
-  if (w.is_worker()) return report.interrupted ? 130 : 0;
-  return finish_tune(store, studies, report, a->json, stop);
+  // First Ctrl-C: finish cleanly (the running trial is released as interrupted). Second: default.
+  const LocalWorkersRun run = run_local_workers(w, base_args, a->quiet, std::nullopt, options,
+                                                [&](const WorkerOptions& o) { return run_tuning_worker(w.store, studies, o); });
+  if (w.is_worker()) return run.report.interrupted ? 130 : 0;
+  return finish_tune(store, studies, run, a->json);
 }
 
 }  // namespace
 
 Action add_tune_command(CLI::App& app, int argc, char** argv) {
   auto a = std::make_shared<TuneArgs>();
-  add_request_options(app, a);
+  add_tune_request_options(app, a);
   add_trial_spec_options(app, a->trial);
-  add_process_options(app, a);
+  add_tune_process_options(app, a);
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
   return [a, base_args]() -> int { return run_tune_command(a.get(), base_args); };
 }

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "input_guards.h"
+#include "interrupt.h"
 #include "core/error.h"
 #include "core/spawn_error.h"
+#include "runtime/torch_runtime.h"
 
 namespace pacer::cli {
 
@@ -24,6 +27,14 @@ WorkerOptions LocalWorkerArgs::worker_options(const std::atomic<bool>* stop_requ
   options.label = worker_label;
   options.race = !no_race;
   return options;
+}
+
+std::shared_ptr<LocalWorkerArgs> local_worker_args(std::string store, int workers, int threads) {
+  auto args = std::make_shared<LocalWorkerArgs>();
+  args->store = std::move(store);
+  args->workers = workers;
+  args->threads = threads;
+  return args;
 }
 
 void add_local_worker_options(CLI::App& app, const std::shared_ptr<LocalWorkerArgs>& a, const std::string& threads_default) {
@@ -83,6 +94,26 @@ bool run_worker_copies(const std::vector<std::string>& base_args, int count, int
     }
   }
   return workers.run() != 0;
+}
+
+LocalWorkersRun run_local_workers(const LocalWorkerArgs& workers, const std::vector<std::string>& base_args, bool quiet,
+                                  std::optional<DeadlineWatch::Steady::time_point> deadline, WorkerOptions options,
+                                  const std::function<WorkerReport(const WorkerOptions&)>& work) {
+  const int threads = set_num_threads(workers.threads, workers.workers);  // each worker: its share of the CPUs
+  Progress progress(workers.progress_mode(quiet));
+  options.progress = &progress;
+  const std::atomic<bool>& interrupted = install_interrupt_handler();
+  DeadlineWatch watch(interrupted, deadline);
+  options.stop_requested = &watch.stop;
+  LocalWorkersRun run;
+  // A copy that died leaves its trial to the lease; what is left is finished here.
+  if (workers.workers <= 1 || workers.is_worker() ||
+      (run_worker_copies(base_args, workers.workers, threads, interrupted) && !watch.stop)) {
+    run.report = work(options);
+  }
+  run.interrupted = interrupted;
+  run.deadline_hit = watch.deadline_hit;
+  return run;
 }
 
 }  // namespace pacer::cli

@@ -9,13 +9,19 @@
 //   WorkerOptions options = workers->worker_options(&stop, &progress);
 //   const auto base = worker_base_args(argc, argv);        // without --workers/--threads/...
 //   const bool failed = run_worker_copies(base, /*count=*/2, /*threads=*/1, interrupted);
+//   // or all of it: Ctrl-C, a deadline, the copies, and this process's own share
+//   LocalWorkersRun run = run_local_workers(*workers, base, threads, deadline, options,
+//                                           [&](const WorkerOptions& o) { return run_tuning_worker(store, studies, o); });
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/deadline_watch.h"
 #include "core/process_supervisor.h"
 #include "core/progress.h"
 #include "tune/tuning_worker.h"
@@ -38,6 +44,9 @@ struct LocalWorkerArgs {
   WorkerOptions worker_options(const std::atomic<bool>* stop_requested, Progress* progress) const;
 };
 
+// Worker arguments with this command's defaults (they show in --help).
+std::shared_ptr<LocalWorkerArgs> local_worker_args(std::string store, int workers = 1, int threads = 0);
+
 void add_local_worker_options(CLI::App& app, const std::shared_ptr<LocalWorkerArgs>& args,
                               const std::string& threads_default);
 
@@ -55,5 +64,21 @@ ChildProcessOptions worker_process(const std::vector<std::string>& base_args, in
 // is forwarded to them once. Error when a worker cannot be started (those started are killed).
 bool run_worker_copies(const std::vector<std::string>& base_args, int count, int threads,
                        const std::atomic<bool>& interrupted);
+
+// What this process's part in a run of workers came to.
+struct LocalWorkersRun {
+  WorkerReport report;        // this process's own worker (empty when its copies finished everything)
+  bool interrupted = false;   // the first Ctrl-C (SIGINT, SIGTERM, SIGHUP) came
+  bool deadline_hit = false;  // the deadline passed
+};
+
+// This process's part in a run of workers sharing a store: alone (--workers 1), a spawned copy
+// (--worker-label), or the parent of --workers copies, which then runs `work` itself to finish what
+// a dead one left. Sets each worker's share of the CPUs; `options` gets the progress output (-q:
+// none) and the stop flag: set by the first Ctrl-C (forwarded to the copies once) or once
+// `deadline` passes.
+LocalWorkersRun run_local_workers(const LocalWorkerArgs& workers, const std::vector<std::string>& base_args, bool quiet,
+                                  std::optional<DeadlineWatch::Steady::time_point> deadline, WorkerOptions options,
+                                  const std::function<WorkerReport(const WorkerOptions&)>& work);
 
 }  // namespace pacer::cli

@@ -112,9 +112,16 @@ std::vector<double> geometric_learning_rates(double lr_min, double lr_max, doubl
   return rates;
 }
 
+void check_stability_probe_options(const StabilityProbeOptions& o) {
+  if (o.steps < 10) throw InputError("--steps: the stability probe needs at least 10 steps per run");
+  for (int64_t w : o.warmup_steps) {
+    if (w <= 0) throw InputError("--warmups: warmup lengths are positive step counts (got " + std::to_string(w) + ")");
+  }
+}
+
 StabilityProbeReport run_stability_probe(const std::string& workload_name, const std::string& algorithm_name,
                                          const StabilityProbeOptions& o) {
-  if (o.steps < 10) throw InputError("--steps: the stability probe needs at least 10 steps per run");
+  check_stability_probe_options(o);
   const AlgorithmInfo info = algorithm_info(algorithm_name);
   if (!declares(info, "learning_rate")) {
     throw InputError("algorithm '" + algorithm_name + "' has no learning_rate hyperparameter to sweep");
@@ -177,7 +184,6 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
       r.warmup_advice = "algorithm '" + algorithm_name + "' has no warmup_factor hyperparameter: warmup not tested";
     } else {
       for (int64_t w : warmups) {
-        if (w <= 0) throw InputError("--warmup-steps: positive values (got " + std::to_string(w) + ")");
         if (o.progress) o.progress->update("stability probe: warmup " + std::to_string(w) + " at " + format_4g(unstable));
         r.warmup_runs.push_back(run_one(c, unstable, w, 0.0));
         r.warmup_assessments.push_back(assess_run(r.warmup_runs.back(), o.rules));

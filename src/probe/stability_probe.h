@@ -15,14 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "core/hyperparameters.h"
-#include "core/progress.h"
+#include "probe/probe_setup.h"
 #include "probe/stability_verdict.h"
-#include "workloads/workload_options.h"
 
 namespace pacer {
 
-struct StabilityProbeOptions {
+struct StabilityProbeOptions : ProbeSetup {
   std::vector<double> learning_rates;   // explicit (any order); empty: the geometric sweep below
   double lr_min = 0.0, lr_max = 0.0;    // 0: the algorithm's default learning rate / 8 and x 64
   double factor = 2.0;                  // between swept rates
@@ -30,12 +28,7 @@ struct StabilityProbeOptions {
   std::vector<int64_t> warmup_steps;    // empty: steps/100, steps/10, steps (at least 1, distinct)
   bool test_clipping = true;
   std::optional<int64_t> batch_size;
-  std::string device = "auto", data_dir;
-  uint64_t seed = 0;
-  Hyperparameters hparams;              // the other hyperparameters (defaults filled in)
-  WorkloadOptions workload_options;
   StabilityRules rules;
-  Progress* progress = nullptr;
 };
 
 struct StabilityProbeReport {
@@ -56,6 +49,10 @@ struct StabilityProbeReport {
 };
 
 // InputError for unknown names, an algorithm without learning_rate, or bad options.
+// InputError naming the option: fewer than 10 steps, a warmup length that is not positive. The
+// probe checks this first; a command calls it before it writes anything.
+void check_stability_probe_options(const StabilityProbeOptions& options);
+
 StabilityProbeReport run_stability_probe(const std::string& workload, const std::string& algorithm,
                                          const StabilityProbeOptions& options);
 

@@ -17,26 +17,19 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "core/hyperparameters.h"
-#include "core/progress.h"
+#include "probe/probe_setup.h"
 #include "probe/throughput_verdict.h"
-#include "workloads/workload_options.h"
 
 namespace pacer {
 
-struct ThroughputProbeOptions {
+struct ThroughputProbeOptions : ProbeSetup {
   std::vector<int64_t> batch_sizes;  // explicit list (ascending); empty: powers of two
   int64_t min_batch_size = 16, max_batch_size = 4096;
   int warmup_steps = 3;              // not measured: allocation and caches settle
   int measure_steps = 20;            // at most, within max_seconds per batch size
   double max_seconds = 10.0;         // per batch size (at least 3 measured steps)
   std::optional<int64_t> memory_limit_bytes;
-  std::string device = "auto", data_dir;
-  uint64_t seed = 0;
-  Hyperparameters hparams;           // the algorithm's point (defaults filled in)
-  WorkloadOptions workload_options;
   ClockKind clock = ClockKind::wall; // what step times are measured by
-  Progress* progress = nullptr;
 };
 
 struct ThroughputProbeReport {

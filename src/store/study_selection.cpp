@@ -5,7 +5,11 @@
 
 namespace pacer {
 
-std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector) {
+std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector, bool given) {
+  if (given && selector.find_first_not_of(" \t\n") == std::string::npos) {
+    throw InputError("the study selector is empty (an unset shell variable?); name a study, or leave it out "
+                     "to mean every study where the command allows it");
+  }
   if (selector.empty()) return all;
   std::vector<StudyRecord> chosen;
   const bool numeric = selector.find_first_not_of("0123456789") == std::string::npos;

@@ -14,8 +14,11 @@
 
 namespace pacer {
 
-// InputError naming the selector and (some of) the studies there are, when none matches.
-std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector);
+// InputError naming the selector and (some of) the studies there are, when none matches; and when
+// `given` (it came from the command line) but is blank: an unset shell variable would otherwise
+// select every study, and `pacer study delete` would delete them all.
+std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector,
+                                        bool given = false);
 
 struct StudyCopy {
   size_t studies = 0, trials = 0, evals = 0;

@@ -216,4 +216,10 @@ std::string format_duration(double seconds) {
   return text;
 }
 
+std::string board_unfinished_line(const BoardProgress& progress, const std::string& why) {
+  return "pacer board: " + why + " with " + std::to_string(progress.done) + " of " + std::to_string(progress.total) +
+         " trials done (" + format_duration(progress.remaining_trial_sec) +
+         " of trial time left); run the same command again to continue";
+}
+
 }  // namespace pacer

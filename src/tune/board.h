@@ -96,4 +96,8 @@ double default_trial_cost_sec(const StudyRecord& study);
 
 std::string format_duration(double seconds);  // "3h07m", "12m05s", "41s"
 
+// What a board that stopped short says: "pacer board: WHY with 12 of 75 trials done (41m05s of trial
+// time left); run the same command again to continue".
+std::string board_unfinished_line(const BoardProgress& progress, const std::string& why);
+
 }  // namespace pacer

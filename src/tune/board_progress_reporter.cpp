@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/progress.h"
 #include "store/study_store.h"
 
 namespace pacer {
@@ -20,7 +21,8 @@ std::string board_progress_line(const BoardProgress& p, double elapsed_sec, int 
 }
 
 BoardProgressReporter::BoardProgressReporter(std::string store, BoardPlan plan, int workers, double every_sec)
-    : thread_([this, store = std::move(store), plan = std::move(plan), workers, every_sec] {
+    : thread_([this, store = std::move(store), plan = std::move(plan), workers,
+               every_sec = every_sec > 0 ? every_sec : Progress::auto_detect() == Progress::Mode::terminal ? 15.0 : 60.0] {
         const auto start = std::chrono::steady_clock::now();
         StudyStore reader(store);
         std::unique_lock<std::mutex> lock(mutex_);

@@ -20,6 +20,7 @@ std::string board_progress_line(const BoardProgress& progress, double elapsed_se
 
 class BoardProgressReporter {
  public:
+  // every_sec <= 0: every 15 s on a terminal, else every 60 s (a log file).
   BoardProgressReporter(std::string store, BoardPlan plan, int workers, double every_sec);
   ~BoardProgressReporter();
   BoardProgressReporter(const BoardProgressReporter&) = delete;

@@ -74,6 +74,9 @@ BoardSetup make_board_setup(const BoardRequest& request) {
   spec.external_trial.validate();
   spec.self_trial.validate();
   validate_board(spec);
+  if (setup.against)
+    setup.race_bounds = std::make_shared<RaceBounds>(
+        board_bounds(*setup.against, setup.rules->name, to_string(spec.external_trial.clock)));
   return setup;
 }
 

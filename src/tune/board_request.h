@@ -13,6 +13,7 @@
 //   pacer::run_board_worker(store.path(), plan, pacer::WorkerOptions{});
 //   const pacer::BoardResults results = pacer::board_results(store, plan, setup, /*bootstrap=*/1000);
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ struct BoardSetup {
   std::vector<std::string> names;           // the experiments of this run's algorithms
   std::optional<BoardSources> against;      // the board ranked against
   std::vector<std::string> against_locations;
+  // The 4x cut-off's fixed times the compared board sets, for WorkerOptions::race_bounds.
+  std::shared_ptr<const RaceBounds> race_bounds;
 };
 
 // The spec of a request, validated (names, spaces, counts, the compared board): InputError naming

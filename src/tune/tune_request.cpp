@@ -8,6 +8,7 @@
 #include "algorithms/plugin_loader.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "tune/study_summary.h"
 #include "workloads/suites.h"
 
 namespace pacer {
@@ -119,6 +120,17 @@ std::string store_overhead_line(const WorkerReport& report) {
                 100.0 * report.store_seconds / report.trial_seconds, report.trial_seconds,
                 static_cast<long long>(report.evals_recorded));
   return line;
+}
+
+TuneSummary summarize_tune(const StudyStore& store, const std::vector<StudyRecord>& studies, bool json) {
+  const std::vector<SweepSummary> sweeps = summarize_studies(store, studies);
+  TuneSummary summary;
+  if (json) summary.text = sweeps_json_text(sweeps);
+  for (const auto& sweep : sweeps) {
+    if (!json) summary.text += format_study_details(sweep);
+    summary.finished = summary.finished && sweep.finished();
+  }
+  return summary;
 }
 
 }  // namespace pacer

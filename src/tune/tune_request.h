@@ -80,4 +80,12 @@ void write_held_out_record(const TunePlan& plan, const std::string& out_dir);
 // worker ran no trial.
 std::string store_overhead_line(const WorkerReport& report);
 
+// What a tune ends with: each sweep's details (or, `json`, the sweeps as `pacer study show --json`
+// prints them) and whether every trial of them finished.
+struct TuneSummary {
+  std::string text;
+  bool finished = true;
+};
+TuneSummary summarize_tune(const StudyStore& store, const std::vector<StudyRecord>& studies, bool json);
+
 }  // namespace pacer

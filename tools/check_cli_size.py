@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Checks that the CLI only binds arguments (run by CTest as CliSize; docs/architecture.md).
+
+The use-cases live in the library as a request struct plus a function; a command file binds its
+options to the request and prints what comes back. What grows past these limits is logic that
+belongs in a layer, where it can be tested in process:
+
+1. No *_command.cpp in apps/pacer/ over MAX_FILE_LINES lines (the issue's "about 120"), except
+   those in LONGER_FILES, each with its reason and its own bound.
+2. No function in apps/ over MAX_FUNCTION_LINES lines (signature to closing brace, lambdas
+   counted in the function that holds them).
+
+Prints every violation as FILE:LINE: message and exits 1 if there is any.
+  tools/check_cli_size.py [REPO_ROOT] [--list]   (--list: every function's length, longest first)
+"""
+import pathlib
+import re
+import sys
+
+MAX_FILE_LINES = 130
+# pacer board binds 15 options of its own (what the board is, and how this process runs it)
+# besides the shared trial, sweep and worker options; its wiring is 60 lines.
+LONGER_FILES = {"board_command.cpp": 140}
+MAX_FUNCTION_LINES = 60
+
+# A block opened after one of these is not a function body: the function check looks inside it.
+NOT_A_FUNCTION = re.compile(r"\b(namespace|struct|class|enum|union|extern)\b[^()]*$|=\s*$|^\s*$")
+
+
+def strip_code(text):
+    """The text with comments, string and character literals blanked (newlines kept), so the
+    braces counted are code's."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith('R"', i):
+            m = re.match(r'R"([^(\s]*)\(', text[i:])
+            end = text.find(")" + m.group(1) + '"', i) if m else -1
+            j = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(" " * (j + 1 - i))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def functions(text):
+    """(first line, last line) of each function body at namespace or class level."""
+    code = strip_code(text)
+    found, stack = [], []  # stack: True for a function body, False for any other block
+    statement_start = 0  # where the code before the next '{' began (after the last ; { or })
+    for i, c in enumerate(code):
+        if c == "{":
+            head = code[statement_start:i]
+            in_function = any(stack)
+            is_function = not in_function and ")" in head and not NOT_A_FUNCTION.search(head.strip())
+            if is_function:
+                first = code.count("\n", 0, statement_start + len(head) - len(head.lstrip())) + 1
+                found.append([first, None])
+            stack.append(is_function)
+            statement_start = i + 1
+        elif c == "}":
+            if stack and stack.pop() and not any(stack):
+                found[-1][1] = code.count("\n", 0, i) + 1
+            statement_start = i + 1
+        elif c == ";":
+            statement_start = i + 1
+    return [(a, b) for a, b in found if b is not None]
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    root = pathlib.Path(args[0] if args else pathlib.Path(__file__).resolve().parent.parent)
+    problems, lengths = [], []
+    for path in sorted((root / "apps").rglob("*.cpp")):
+        rel = path.relative_to(root)
+        text = path.read_text()
+        lines = text.count("\n")
+        limit = LONGER_FILES.get(path.name, MAX_FILE_LINES)
+        if path.name.endswith("_command.cpp") and lines > limit:
+            problems.append(f"{rel}:1: {lines} lines; a command file binds arguments (at most {limit})")
+        for first, last in functions(text):
+            length = last - first + 1
+            lengths.append((length, f"{rel}:{first}"))
+            if length > MAX_FUNCTION_LINES:
+                problems.append(f"{rel}:{first}: a function of {length} lines (at most {MAX_FUNCTION_LINES}); "
+                                "move its logic into the library")
+    if "--list" in sys.argv:
+        for length, where in sorted(lengths, reverse=True):
+            print(f"{length:4d} {where}")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
