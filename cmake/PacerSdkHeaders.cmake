@@ -1,4 +1,5 @@
-# The SDK's headers: <pacer/algorithm.h> and every Pacer header it includes, directly or not.
+# The SDK's headers: <pacer/algorithm.h>, <pacer/testing.h> and every Pacer header they include,
+# directly or not.
 # Only these are installed (under include/pacer/), so a plugin cannot come to depend on an
 # internal header by accident; the list follows the includes, so it cannot drift from them.
 #
@@ -8,7 +9,7 @@
 # Quoted includes resolve against src/ (the layers' include root) or the including file's folder;
 # one that resolves to neither is a configure error, because the installed SDK would not compile.
 function(pacer_sdk_headers out_var)
-  set(pending "${CMAKE_SOURCE_DIR}/include/pacer/algorithm.h")
+  set(pending "${CMAKE_SOURCE_DIR}/include/pacer/algorithm.h" "${CMAKE_SOURCE_DIR}/include/pacer/testing.h")
   set(found "")
   while(pending)
     list(POP_FRONT pending header)
@@ -25,6 +26,9 @@ function(pacer_sdk_headers out_var)
       endforeach()
       if(NOT resolved)
         message(FATAL_ERROR "pacer SDK: ${header} includes \"${included}\", which is neither under src/ nor beside it")
+      endif()
+      if(resolved MATCHES "/include/pacer/[^/]+$")  # one root including the other
+        continue()
       endif()
       if(NOT resolved IN_LIST found)
         list(APPEND found "${resolved}")
@@ -47,8 +51,9 @@ function(pacer_install_sdk_headers)
     get_filename_component(folder "${relative}" DIRECTORY)
     install(FILES "${header}" DESTINATION "include/pacer/${folder}")
   endforeach()
-  install(FILES "${CMAKE_SOURCE_DIR}/include/pacer/algorithm.h" DESTINATION include/pacer)
+  install(FILES "${CMAKE_SOURCE_DIR}/include/pacer/algorithm.h" "${CMAKE_SOURCE_DIR}/include/pacer/testing.h"
+          DESTINATION include/pacer)
   # An include added to one of them changes the list: configure again when they change.
   set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               ${headers} "${CMAKE_SOURCE_DIR}/include/pacer/algorithm.h")
+               ${headers} "${CMAKE_SOURCE_DIR}/include/pacer/algorithm.h" "${CMAKE_SOURCE_DIR}/include/pacer/testing.h")
 endfunction()

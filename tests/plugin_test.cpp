@@ -1,6 +1,7 @@
 // The SDK as a researcher uses it: install Pacer into a fresh prefix, build the example plugin
 // (examples/algorithm_plugin) out of tree against it with CMake, list and run it with the
-// installed pacer, and check it trains exactly like the same source compiled into this test.
+// installed pacer, and check it trains exactly like the same source compiled into this test; its
+// update rule's unit tests, built against the installed pacer::testing, pass.
 // Then the refusals: plugins built against another SDK ABI or LibTorch, and bad paths.
 #include <gtest/gtest.h>
 
@@ -79,12 +80,30 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   size_t installed = 0;
   for (const auto& entry : fs::recursive_directory_iterator(headers)) installed += entry.path().extension() == ".h";
   EXPECT_LT(installed, 40u) << "headers installed under " << headers;
+  // Under the sanitizers the installed pacer::testing is instrumented and the example's own
+  // compiler flags are not: its unit tests are not built there (tests/rule_harness_test.cpp runs
+  // the harness under the sanitizers in process).
+#ifdef PACER_SANITIZER_BUILD
+  const std::string example_tests = " -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON";
+#else
+  const std::string example_tests;
+#endif
   r = sh(cmake + " -S '" + PACER_SOURCE_DIR + "/examples/algorithm_plugin' -B '" + example +
-         "' -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='" + prefix + "'");
+         "' -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH='" + prefix + "'" + example_tests);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   r = sh(cmake + " --build '" + example + "'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const std::string library = example + "/libsignum.so", pacer_bin = "'" + prefix + "/bin/pacer'";
+
+  // Its update rule's unit tests (examples/algorithm_plugin/signum_test.cpp): linked against the
+  // installed test support (pacer::testing, <pacer/testing.h>), they load the library just built.
+  EXPECT_TRUE(fs::exists(headers + "/testing.h"));
+  EXPECT_TRUE(fs::exists(prefix + "/lib/libpacer_testing.so"));
+  if (example_tests.empty()) {
+    r = sh("'" + example + "/signum_test' --gtest_brief=1");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("[  PASSED  ] 3 tests"), std::string::npos) << r.out;
+  }
 
   r = sh(pacer_bin + " list -a '" + library + "'");
   ASSERT_EQ(r.code, 0) << r.err;

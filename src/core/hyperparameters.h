@@ -6,6 +6,7 @@
 //   hp.set("learning_rate", 0.01);
 //   auto resolved = pacer::resolve_hyperparameters(algorithm.hyperparameter_specs(), hp);
 //   double lr = resolved.get("learning_rate");
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,6 +20,10 @@ namespace pacer {
 class PACER_API Hyperparameters {
  public:
   Hyperparameters() = default;
+  // Hyperparameters{{"learning_rate", 0.1}, {"beta1", 0.9}}: a later duplicate name wins.
+  Hyperparameters(std::initializer_list<std::pair<std::string, double>> items) {
+    for (const auto& [name, value] : items) set(name, value);
+  }
 
   // A JSON object of numbers (booleans read as 0/1). Throws InputError naming file and key. A
   // key given twice keeps the later value, as Python's json does (AlgoPerf's published points
