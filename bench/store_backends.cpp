@@ -52,7 +52,7 @@ WorkerTotals work(const std::string& location, int64_t study_id, int evals) {
     }
     store.heartbeat(trial->id, owner, 60.0);
     pacer::TrialOutcome outcome;
-    outcome.outcome = "reached";
+    outcome.status = pacer::TrialStatus::reached;
     store.finish_trial(trial->id, owner, outcome);
     totals.store_s += now_s() - start;
     ++totals.trials;

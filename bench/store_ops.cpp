@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       store.heartbeat(trial->id, owner, 60.0);
       times["heartbeat"].push_back(now_ms() - start);
       pacer::TrialOutcome outcome;
-      outcome.outcome = "reached";
+      outcome.status = pacer::TrialStatus::reached;
       start = now_ms();
       store.finish_trial(trial->id, owner, outcome);
       times["finish"].push_back(now_ms() - start);

@@ -44,8 +44,8 @@ TrialData make_trial(int index, std::optional<double> objective, std::vector<std
   TrialData t;
   t.study = study;
   t.experiment = "nadamw";
-  t.trial = index;
-  t.status = objective ? "complete" : "diverged";
+  t.record.index = index;
+  t.record.status = objective ? StoredTrialStatus::complete : StoredTrialStatus::diverged;
   t.objective = objective;
   t.hparams = std::move(hparams);
   return t;
@@ -142,7 +142,7 @@ TrialData curve_trial(const std::function<double(int)>& train, const std::functi
     e.metrics = {{"train/loss", train(i)}, {"validation/loss", val(i)}, {"validation/accuracy", accuracy(i)}};
     t.evals.push_back(e);
   }
-  t.objective = trial_objective(t.status, t.evals, "validation/accuracy", true);
+  t.objective = trial_objective(t.record.status, t.evals, "validation/accuracy", true);
   return t;
 }
 
@@ -330,8 +330,7 @@ class AnalyzeStoreTest : public ::testing::Test {
           store.record_eval(trial->id, me, trial->attempts, i, e);
         }
         TrialOutcome o;
-        o.status = diverges ? StoredTrialStatus::diverged : StoredTrialStatus::complete;
-        o.outcome = diverges ? "diverged" : "not_reached";
+        o.status = diverges ? TrialStatus::diverged : TrialStatus::not_reached;
         o.steps = 400;
         store.finish_trial(trial->id, me, o);
       }

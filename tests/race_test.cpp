@@ -212,7 +212,7 @@ class RaceTest : public ::testing::Test {
     StudyStore store(path, StudyStoreOptions{false});
     int64_t n = 0;
     for (const auto& study : store.studies())
-      for (const auto& t : store.trials(study.id)) n += t.stop_reason == reason;
+      for (const auto& t : store.trials(study.id)) n += t.result && t.result->stop_reason == reason;
     return n;
   }
 
@@ -253,19 +253,21 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
   int64_t stopped = 0, raced_steps = 0, full_steps = 0;
   for (const auto& study : store.studies()) {
     for (const auto& t : store.trials(study.id)) {
-      raced_steps += t.steps.value_or(0);
-      if (t.outcome == "stopped") {
+      ASSERT_TRUE(t.result);
+      raced_steps += t.result->steps;
+      if (t.result->status == TrialStatus::stopped) {
         ++stopped;
-        EXPECT_TRUE(t.stop_reason == "race_study_best" || t.stop_reason == "race_4x_fastest") << t.stop_reason;
+        EXPECT_TRUE(t.result->stop_reason == "race_study_best" || t.result->stop_reason == "race_4x_fastest")
+            << t.result->stop_reason;
         EXPECT_EQ(t.status, StoredTrialStatus::complete);
-        EXPECT_FALSE(t.time_to_target);
+        EXPECT_FALSE(t.result->time_to_target);
       }
     }
   }
   EXPECT_EQ(stopped, raced.report.trials_raced);
   StudyStore unraced(full.store, StudyStoreOptions{false});
   for (const auto& study : unraced.studies()) {
-    for (const auto& t : unraced.trials(study.id)) full_steps += t.steps.value_or(0);
+    for (const auto& t : unraced.trials(study.id)) full_steps += t.result ? t.result->steps : 0;
   }
   EXPECT_LT(raced_steps, full_steps);
   std::printf("racing: %lld of 90 trials stopped; %lld steps instead of %lld (%.0f%% saved)\n",
@@ -293,7 +295,7 @@ TEST_F(RaceTest, TheCutoffOfAFixedBoardChangesNoScore) {
   {
     StudyStore unraced(full.store, StudyStoreOptions{false});
     for (const auto& study : unraced.studies())
-      for (const auto& t : unraced.trials(study.id)) late += t.time_to_target.has_value();
+      for (const auto& t : unraced.trials(study.id)) late += t.result && t.result->time_to_target.has_value();
   }
   EXPECT_GT(late, 0) << "no newcomer trial reached: the scores could not differ";
   for (TimeAxis axis : {TimeAxis::seconds, TimeAxis::steps}) {
@@ -369,7 +371,7 @@ TEST(BoardStepCosts, MedianOfEachTrialsSlopeOverEveryPartAndRatiosToTheReference
           store.record_eval(trial->id, me, trial->attempts, i, e);
         }
         TrialOutcome o;
-        o.outcome = "not_reached";
+        o.status = TrialStatus::not_reached;
         store.finish_trial(trial->id, me, o);
       }
     }

@@ -95,6 +95,15 @@ class StudyStoreTest : public StoreFixture, public ::testing::WithParamInterface
       if (path_.empty()) GTEST_SKIP() << testing::PostgresServer::get().reason();
     }
   }
+
+  // Edits the store behind its back, as a hand or a damaged disk would. False: no sqlite3 shell.
+  bool edit_by_hand(const std::string& sql) {
+    if (GetParam() != "postgresql") return std::system(("sqlite3 '" + path_ + "' \"" + sql + "\" 2>/dev/null").c_str()) == 0;
+    const size_t name = path_.find("@/") + 2;
+    const bool edited = testing::PostgresServer::get().sql(path_.substr(name, path_.find('?') - name), sql);
+    EXPECT_TRUE(edited) << sql;  // the server runs the tests: failing to edit is a failure
+    return edited;
+  }
 };
 
 TEST_P(StudyStoreTest, PlansStudiesOnceAndGrowsThemWithDistinctPositions) {
@@ -144,11 +153,25 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   e.metrics = {{"validation/loss", 0.3}, {"train/loss", NAN}};
   store.record_eval(t1->id, me, t1->attempts, 0, e);
   TrialOutcome o;
-  o.outcome = "reached";
+  o.status = TrialStatus::reached;
   o.steps = 10;
   o.time_to_target = 0.5;
   o.eval_index_to_target = 0;
+  o.stop_reason = "targets_reached";
+  o.submission_time = 0.75;
   store.finish_trial(t1->id, me, o);
+  // The outcome reads back as given; `reached` is stored as complete.
+  const TrialRecord ended = store.trials(ids[0]).at(0);
+  EXPECT_EQ(ended.status, StoredTrialStatus::complete);
+  ASSERT_TRUE(ended.result);
+  EXPECT_EQ(ended.result->status, TrialStatus::reached);
+  EXPECT_EQ(ended.result->stop_reason, "targets_reached");
+  EXPECT_EQ(ended.result->steps, 10);
+  EXPECT_EQ(ended.result->submission_time, 0.75);
+  EXPECT_EQ(ended.result->time_to_target, std::optional<double>(0.5));
+  EXPECT_EQ(ended.result->eval_index_to_target, std::optional<int64_t>(0));
+  EXPECT_FALSE(ended.result->best_validation);
+  EXPECT_FALSE(store.trials(ids[0]).at(1).result);  // pending
   EXPECT_EQ(store.progress(ids).done, 1);
   EXPECT_EQ(store.progress(ids).pending, 1);
   auto evals = store.evals(t1->id);
@@ -253,10 +276,45 @@ TEST_P(StudyStoreTest, ReleasedTrialIsInterruptedAndRunnableAgain) {
   auto t = store.claim_trial(ids, "me/1/a", 60);
   store.release_trial(t->id, "me/1/a", "interrupted");
   EXPECT_EQ(store.trials(studies[0].id)[0].status, StoredTrialStatus::interrupted);
+  EXPECT_EQ(store.trials(studies[0].id)[0].interruption, "interrupted");
+  EXPECT_FALSE(store.trials(studies[0].id)[0].result);
   EXPECT_FALSE(store.progress(ids).finished());
   auto again = store.claim_trial(ids, "me/1/b", 60);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->attempts, 2);
+  // Ended, the outcome's message replaces the interruption's.
+  TrialOutcome o;
+  o.status = TrialStatus::failed;
+  o.message = "out of memory";
+  store.finish_trial(again->id, "me/1/b", o);
+  const TrialRecord failed = store.trials(studies[0].id)[0];
+  EXPECT_EQ(failed.status, StoredTrialStatus::failed);
+  ASSERT_TRUE(failed.result);
+  EXPECT_EQ(failed.result->message, "out of memory");
+  EXPECT_EQ(failed.interruption, "");
+}
+
+// An ended trial whose outcome is not one Pacer writes (a store edited by hand) is refused when
+// read, naming the trial and the value, rather than read as some other outcome.
+TEST_P(StudyStoreTest, AnEndedTrialWithAForeignOutcomeIsNamed) {
+  StudyStore store(path_);
+  auto studies = store.ensure_studies({definition(1, 1)}, factory());
+  const std::string me = StudyStore::make_owner_id();
+  auto t = store.claim_trial({studies[0].id}, me, 60);
+  ASSERT_TRUE(t.has_value());
+  TrialOutcome o;
+  o.status = TrialStatus::diverged;
+  store.finish_trial(t->id, me, o);
+  for (const std::string outcome : {"won", "reached"}) {  // unknown; known but not a divergence
+    if (!edit_by_hand("UPDATE trials SET outcome = '" + outcome + "'")) GTEST_SKIP() << "sqlite3 shell not installed";
+    try {
+      store.trials(studies[0].id);
+      ADD_FAILURE() << "a diverged trial with outcome '" << outcome << "' was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("trial " + std::to_string(t->id)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + outcome + "'"), std::string::npos) << e.what();
+    }
+  }
 }
 
 class SqliteStudyStoreTest : public StoreFixture {};
@@ -350,15 +408,9 @@ TEST_P(StudyStoreTest, ADamagedEvalRowIsNamedAndScoringCountsItsTrialAsMissing) 
     store.record_eval(t->id, me, t->attempts, i, e);
   }
   TrialOutcome o;
-  o.outcome = "not_reached";
+  o.status = TrialStatus::not_reached;
   store.finish_trial(t->id, me, o);
-  const std::string damage = "UPDATE evals SET metrics = '[1, 2]' WHERE eval_index = 1";
-  if (GetParam() == "postgresql") {
-    const size_t name = path_.find("@/") + 2;
-    ASSERT_TRUE(testing::PostgresServer::get().sql(path_.substr(name, path_.find('?') - name), damage));
-  } else if (std::system(("sqlite3 '" + path_ + "' \"" + damage + "\" 2>/dev/null").c_str()) != 0) {
-    GTEST_SKIP() << "sqlite3 shell not installed";
-  }
+  if (!edit_by_hand("UPDATE evals SET metrics = '[1, 2]' WHERE eval_index = 1")) GTEST_SKIP() << "sqlite3 shell not installed";
   try {
     store.evals(t->id);
     FAIL() << "expected an InputError";
@@ -422,7 +474,7 @@ TEST_P(StudyStoreTest, EightWorkersMakingTwoHundredClaimsEachNeverShareATrial) {
   const auto claimed = run_workers(path_, study, kWorkers, kClaims,
                                    [](StudyStore& store, const TrialRecord& t, const std::string& owner) {
                                      TrialOutcome o;
-                                     o.outcome = "not_reached";
+                                     o.status = TrialStatus::not_reached;
                                      store.finish_trial(t.id, owner, o);
                                    });
   EXPECT_EQ(expect_claimed_once(claimed), size_t{kWorkers * kClaims});
@@ -497,10 +549,14 @@ std::string describe(const StudySnapshot& s) {
     opt(t.hparams_json);
     out << t.seed << "|" << to_string(t.status) << "|" << t.attempts << "|" << t.lease_owner << "|";
     for (const auto& v : {t.lease_expires, t.heartbeat_at, t.started_at, t.finished_at}) opt(v);
-    out << t.outcome << "|" << t.stop_reason << "|" << t.message << "|";
-    opt(t.steps);
-    for (const auto& v : {t.submission_time, t.eval_time, t.total_duration, t.time_to_target, t.best_validation}) opt(v);
-    for (const auto& v : {t.steps_to_target, t.eval_index_to_target}) opt(v);
+    if (const auto& r = t.result) {
+      out << to_string(r->status) << "|" << r->stop_reason << "|" << r->message << "|" << r->steps << "|"
+          << r->submission_time << "|" << r->eval_time << "|" << r->total_duration << "|";
+      for (const auto& v : {r->time_to_target, r->best_validation}) opt(v);
+      for (const auto& v : {r->steps_to_target, r->eval_index_to_target}) opt(v);
+    } else {
+      out << "not ended|" << t.interruption << "|";
+    }
     out << "\n";
     for (const auto& [attempt, e] : s.evals[i]) {
       out << "  " << attempt << "|" << e.step << "|" << e.accumulated_submission_time << "|" << e.accumulated_eval_time
@@ -558,7 +614,7 @@ std::vector<StudySnapshot> varied_studies(StudyStore& store) {
     store.record_eval(t1->id, owner, 2, i, e);
   }
   TrialOutcome reached;
-  reached.outcome = "reached";
+  reached.status = TrialStatus::reached;
   reached.stop_reason = "reached targets";
   reached.steps = 300;
   reached.submission_time = 0.3;
@@ -570,8 +626,7 @@ std::vector<StudySnapshot> varied_studies(StudyStore& store) {
   // Trial 2 (self-tuning-like: no hyperparameters) diverged; trial 3 is running; 4 interrupted.
   auto t2 = store.claim_trial(ids, owner, 60);
   TrialOutcome diverged;
-  diverged.status = StoredTrialStatus::diverged;
-  diverged.outcome = "diverged";
+  diverged.status = TrialStatus::diverged;
   diverged.message = "loss is nan at step 12";
   diverged.time_to_target = std::numeric_limits<double>::infinity();
   store.finish_trial(t2->id, owner, diverged);
@@ -681,7 +736,7 @@ TEST_F(PostgresStudyStore, SurvivesTheServerRestartingMidStudy) {
                             store.record_eval(t.id, owner, t.attempts, 0, e);
                             std::this_thread::sleep_for(std::chrono::milliseconds(25));  // "training"
                             TrialOutcome o;
-                            o.outcome = "not_reached";
+                            o.status = TrialStatus::not_reached;
                             o.steps = t.index;
                             store.finish_trial(t.id, owner, o);
                             ++done;
@@ -730,7 +785,7 @@ TEST_F(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
   EXPECT_EQ(store.evals(claimed->id).size(), 1u);
 
   TrialOutcome o;
-  o.outcome = "reached";
+  o.status = TrialStatus::reached;
   o.steps = 5;
   lose_next_commit_replies_for_testing(1);
   EXPECT_NO_THROW(store.finish_trial(claimed->id, owner, o));
@@ -805,7 +860,7 @@ TEST_P(StudyStoreTest, SummaryPicksEarliestEvalIndexThenSmallerTimeAndTakesTheMe
   auto finish = [&](int64_t study_id, std::optional<int64_t> eval_index, double time) {
     auto t = store.claim_trial({study_id}, "o/1/x", 60);
     TrialOutcome o;
-    o.outcome = eval_index ? "reached" : "not_reached";
+    o.status = eval_index ? TrialStatus::reached : TrialStatus::not_reached;
     if (eval_index) {
       o.eval_index_to_target = *eval_index;
       o.time_to_target = time;
@@ -846,7 +901,7 @@ TEST_P(StudyStoreTest, MedianWithTwoInfiniteStudiesOfThreeIsInfinite) {
   for (size_t i = 0; i < 3; ++i) {
     auto t = store.claim_trial({studies[i].id}, "o/1/x", 60);
     TrialOutcome o;
-    o.outcome = i == 0 ? "reached" : "not_reached";
+    o.status = i == 0 ? TrialStatus::reached : TrialStatus::not_reached;
     if (i == 0) {
       o.eval_index_to_target = 1;
       o.time_to_target = 2.0;

@@ -194,6 +194,32 @@ TEST(TrialRunner, GoalsAreStickyAndTrainingContinuesToTheTestTarget) {
   EXPECT_DOUBLE_EQ(*r.best_validation, 0.95);
 }
 
+// What the study store keeps of a trial is taken from the result as the runner left it.
+TEST(TrialRunner, TheOutcomeIsTheResultsStatusStopReasonClocksAndTargets) {
+  Fixture f;
+  f.workload.validation_values = {0.5, 0.95, 0.7, 0.7, 0.7};
+  f.workload.test_values = {0.5, 0.6, 0.7, 0.85, 0.9};
+  const TrialResult r = f.run();
+  const TrialOutcome o = r.outcome();
+  EXPECT_EQ(o.status, TrialStatus::reached);
+  EXPECT_EQ(o.stop_reason, "targets_reached");
+  EXPECT_EQ(o.steps, r.steps);
+  EXPECT_EQ(o.submission_time, r.accumulated_submission_time);
+  EXPECT_EQ(o.eval_time, r.accumulated_eval_time);
+  EXPECT_EQ(o.total_duration, r.total_duration);
+  EXPECT_EQ(o.time_to_target, r.time_to_target);
+  EXPECT_EQ(o.steps_to_target, std::optional<int64_t>(5));
+  EXPECT_EQ(o.eval_index_to_target, std::optional<int64_t>(1));
+  EXPECT_EQ(o.best_validation, std::optional<double>(0.95));
+  Fixture d;
+  d.algorithm.diverge_at_step = 6;
+  const TrialOutcome diverged = d.run().outcome();
+  EXPECT_EQ(diverged.status, TrialStatus::diverged);
+  EXPECT_EQ(diverged.stop_reason, "diverged");
+  EXPECT_NE(diverged.message.find("step 7"), std::string::npos);
+  EXPECT_FALSE(diverged.time_to_target);
+}
+
 TEST(TrialRunner, InRunCheckIsStrictButScoringIsNot) {
   Fixture f;
   f.workload.validation_values = {0.9};  // exactly the target: never "reached" in-run

@@ -87,7 +87,8 @@ TEST_F(TuningWorkerThreads, TwoWorkersInOneProcessShareTheStudiesAndRunEveryTria
   for (const auto& t : trials()) {
     EXPECT_EQ(t.status, StoredTrialStatus::complete) << "trial " << t.id;
     EXPECT_EQ(t.attempts, 1) << "trial " << t.id << " ran twice";
-    EXPECT_EQ(t.steps, 600);
+    ASSERT_TRUE(t.result) << "trial " << t.id;
+    EXPECT_EQ(t.result->steps, 600);
   }
   EXPECT_EQ(a.evals_recorded + b.evals_recorded, 6 * 7);  // step 1, then every 100 steps
 }

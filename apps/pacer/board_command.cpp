@@ -10,7 +10,6 @@
 #include "trial_spec_options.h"
 #include "worker_processes.h"
 #include "core/deadline_watch.h"
-#include "core/progress.h"
 #include "report/board_outputs.h"
 #include "runtime/torch_runtime.h"
 #include "store/store_database.h"
@@ -48,8 +47,8 @@ std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const Bo
   options.race_bounds = setup.race_bounds;
   const LocalWorkersRun run = run_local_workers(w, base_args, a->quiet, DeadlineWatch::after_hours(started, a->max_hours),
                                                 options, [&](const WorkerOptions& o) { return run_board_worker(w.store, plan, o); });
-  if (w.is_worker()) return {run.report.interrupted && !run.deadline_hit ? 130 : 0, run.deadline_hit};
-  return {run.interrupted ? 130 : 0, run.deadline_hit};
+  const bool interrupted = w.is_worker() ? run.report.interrupted && !run.deadline_hit : run.interrupted;
+  return {interrupted ? 130 : 0, run.deadline_hit};
 }
 
 int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
@@ -63,8 +62,7 @@ int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   auto [status, deadline_hit] = a->no_run ? std::pair{0, false} : run_workers(a, setup, plan, store, base_args, started);
   if (a->workers->is_worker()) return status;
   // ---- Outputs: what the store holds now, complete or not. The bootstrap takes tens of seconds.
-  if (a->bootstrap > 0 && !a->quiet)
-    std::fprintf(stderr, "pacer board: stability: bootstrap over studies, %d resamples\n", a->bootstrap);
+  if (a->bootstrap > 0 && !a->quiet) std::fprintf(stderr, "pacer board: stability: bootstrap over studies, %d resamples\n", a->bootstrap);
   const BoardResults results = board_results(store, plan, setup, a->bootstrap);
   const std::string wrote = write_board_outputs(results, a->out);
   if (!a->quiet) std::fputs(results.markdown().c_str(), stdout);
@@ -97,9 +95,8 @@ void add_board_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& 
   add_sweep_options(app, {&r.studies, &r.trials, &r.seed, &r.sampler_seed, &r.rules}, "algorithm x workload", "");
   app.add_option("--spaces", r.spaces_dir, "Folder of the search spaces, <folder>/<algorithm>.json")->capture_default_str();
   app.add_option("--space", r.spaces, "A space for one algorithm instead of its shipped one: ALGORITHM=FILE (repeatable)");
-  app.add_option("--against", r.against,
-                 "A board to race against and rank among: its stores or log folders (repeatable). Its times "
-                 "set the 4x cut-off, and the outputs score this run's algorithms beside its own");
+  app.add_option("--against", r.against, "A board to race against and rank among: its stores or log folders "
+                 "(repeatable). Its times set the 4x cut-off, and the outputs score this run's algorithms beside its own");
   app.add_option("--name", r.name, "The name this run's one algorithm is scored under (default: the algorithm's)");
 }
 
@@ -125,10 +122,6 @@ Action add_board_command(CLI::App& app, int argc, char** argv) {
   add_board_request_options(app, a);
   add_board_process_options(app, a);
   add_trial_spec_options(app, a->trial);
-  // The shared option's help names AlgoPerf's default; the board's is validation and test.
-  app.get_option("--eval-splits")
-      ->description("Splits each eval measures (comma-separated: train, validation, test; the board's default: "
-                    "validation,test, what scoring reads)");
 
   const std::vector<std::string> base_args = worker_base_args(argc, argv);
   return [a, base_args]() -> int { return run_board_command(a.get(), base_args); };

@@ -64,9 +64,12 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
                  "Change a model option the workload declares (NAME=VALUE, repeatable; see pacer list), e.g. "
                  "activation=tanh or width=256")
       ->type_name("NAME=VALUE");
+  // A command with its own default (the board's validation,test) says so in the help.
+  std::string splits_default = "all three, as AlgoPerf";
+  if (!o->eval_splits.empty()) splits_default = CLI::detail::join(o->eval_splits, ",");
   app.add_option("--eval-splits", o->eval_splits,
-                 "Splits each eval measures (comma-separated: train, validation, test; default all three, as "
-                 "AlgoPerf). Fewer splits make evals cheaper; test time to target needs test")
+                 "Splits each eval measures (comma-separated: train, validation, test; default " + splits_default +
+                     "). Fewer splits make evals cheaper; test time to target needs test")
       ->delimiter(',')
       ->type_name("SPLITS");
   add_clock_option(app, o->clock);

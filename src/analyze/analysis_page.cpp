@@ -287,7 +287,7 @@ std::string render_analysis_html(const StudyAnalysis& a) {
   for (size_t i = 0; i < d.trials.size(); ++i) {
     const auto& t = d.trials[i];
     const char* row_class = best_at && *best_at == i ? " class=\"best\"" : (t.feasible() ? "" : " class=\"infeasible\"");
-    h << "<tr" << row_class << ">" << cell(t.study, "l") << cell(std::to_string(t.trial)) << cell(t.status, "l")
+    h << "<tr" << row_class << ">" << cell(t.study, "l") << cell(std::to_string(t.record.index)) << cell(to_string(t.record.status), "l")
       << cell(t.objective ? format_4g(*t.objective) : "infeasible");
     for (const auto& n : names) {
       const auto v = t.hparam(n);

@@ -238,7 +238,7 @@ std::string study_analysis_json(const StudyAnalysis& a) {
   for (const auto& t : d.trials) {
     Json hp = Json::object();
     for (const auto& [name, value] : t.hparams) hp[name] = value;
-    trials.push_back({{"study", t.study}, {"trial", t.trial}, {"status", t.status}, {"feasible", t.feasible()},
+    trials.push_back({{"study", t.study}, {"trial", t.record.index}, {"status", to_string(t.record.status)}, {"feasible", t.feasible()},
                       {"objective", optional_json(t.objective)}, {"hyperparameters", hp}, {"evals", t.evals.size()}});
   }
   j["trials"] = trials;
@@ -256,7 +256,7 @@ std::string format_study_analysis(const StudyAnalysis& a) {
   const auto ranked = d.ranked_feasible();
   if (!ranked.empty()) {
     const TrialData& best = d.trials[ranked.front()];
-    out << "best trial: " << best.study << "/trial_" << best.trial << " " << d.objective_metric << " = "
+    out << "best trial: " << best.study << "/trial_" << best.record.index << " " << d.objective_metric << " = "
         << format_4g(*best.objective) << " (" << hparams_text(best) << ")\n";
   }
   out << "verdicts:\n";

@@ -62,7 +62,7 @@ std::optional<double> TrialData::hparam(const std::string& name) const {
 
 std::string TrialData::label() const {
   const size_t slash = study.rfind('/');
-  const std::string tail = (slash == std::string::npos ? study : study.substr(slash + 1)) + "/trial_" + std::to_string(trial);
+  const std::string tail = (slash == std::string::npos ? study : study.substr(slash + 1)) + "/trial_" + std::to_string(record.index);
   // Rounds of a scientific hyperparameter have their own study_1, study_2...: name the value too.
   const size_t at = experiment.find('@');
   return at == std::string::npos ? tail : experiment.substr(at + 1) + " " + tail;
@@ -91,9 +91,9 @@ ExperimentName parse_experiment_name(const std::string& experiment) {
   return {experiment.substr(0, at), rest.substr(0, eq), rest.substr(eq + 1)};
 }
 
-std::optional<double> trial_objective(const std::string& status, const std::vector<EvalRecord>& evals,
+std::optional<double> trial_objective(StoredTrialStatus status, const std::vector<EvalRecord>& evals,
                                       const std::string& metric, bool higher_is_better) {
-  if (status != "complete") return std::nullopt;
+  if (status != StoredTrialStatus::complete) return std::nullopt;
   std::optional<double> best;
   for (const auto& e : evals) {
     const auto it = e.metrics.find(metric);
@@ -173,12 +173,11 @@ StudyData load_study_data(const StudyStore& store, const std::string& selector) 
       t.study = s.name();
       t.experiment = s.experiment;
       t.scientific_value = name.scientific_value;
-      t.trial = record.index;
-      t.status = to_string(record.status);
       if (record.hparams_json) t.hparams = numbers_of(*record.hparams_json);
       t.evals = store.evals(record.id);
       std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalRecord& a, const EvalRecord& b) { return a.step < b.step; });
-      t.objective = trial_objective(t.status, t.evals, data.objective_metric, data.higher_is_better);
+      t.objective = trial_objective(record.status, t.evals, data.objective_metric, data.higher_is_better);
+      t.record = record;
       data.trials.push_back(std::move(t));
     }
   }

@@ -27,8 +27,7 @@ struct TrialData {
   std::string study;                 // "<experiment>/<workload>/study_<k>"
   std::string experiment;            // "nadamw" or "nadamw@activation=tanh"
   std::string scientific_value;      // "tanh" for the latter; empty without a scientific hyperparameter
-  int64_t trial = 1;                 // trial index in its study
-  std::string status = "complete";   // complete, diverged, failed
+  TrialRecord record;                // as the store returns it: index, status (ended), outcome
   std::optional<double> objective;   // set iff feasible
   std::vector<std::pair<std::string, double>> hparams;  // in the trial's JSON order
   std::vector<EvalRecord> evals;     // by step
@@ -62,7 +61,7 @@ struct ExperimentName {
 ExperimentName parse_experiment_name(const std::string& experiment);
 
 // The objective of one trial from its evals (best value of `metric`), nullopt when infeasible.
-std::optional<double> trial_objective(const std::string& status, const std::vector<EvalRecord>& evals,
+std::optional<double> trial_objective(StoredTrialStatus status, const std::vector<EvalRecord>& evals,
                                       const std::string& metric, bool higher_is_better);
 
 // Studies matching "experiment/workload" (base experiment and its "@" rounds) or

@@ -185,18 +185,45 @@ TrialRecord read_trial(const SqlRow& q) {
   t.heartbeat_at = q.optional_real(10);
   t.started_at = q.optional_real(11);
   t.finished_at = q.optional_real(12);
-  t.outcome = q.text(13);
-  t.stop_reason = q.text(14);
-  t.message = q.text(15);
-  t.steps = q.optional_int64(16);
-  t.submission_time = q.optional_real(17);
-  t.eval_time = q.optional_real(18);
-  t.total_duration = q.optional_real(19);
-  t.time_to_target = q.optional_real(20);
-  t.steps_to_target = q.optional_int64(21);
-  t.eval_index_to_target = q.optional_int64(22);
-  t.best_validation = q.optional_real(23);
+  if (!is_terminal(t.status)) {
+    t.interruption = q.text(15);
+    return t;
+  }
+  TrialOutcome o;
+  const std::string outcome = q.text(13);
+  const auto status = parse_trial_status(outcome);
+  if (!status || stored_status(*status) != t.status) {
+    throw InputError("trial " + std::to_string(t.id) + " in the study store is " + to_string(t.status) +
+                " with outcome '" + outcome + "'; the store is damaged");
+  }
+  o.status = *status;
+  o.stop_reason = q.text(14);
+  o.message = q.text(15);
+  o.steps = q.optional_int64(16).value_or(0);
+  o.submission_time = q.optional_real(17).value_or(0.0);
+  o.eval_time = q.optional_real(18).value_or(0.0);
+  o.total_duration = q.optional_real(19).value_or(0.0);
+  o.time_to_target = q.optional_real(20);
+  o.steps_to_target = q.optional_int64(21);
+  o.eval_index_to_target = q.optional_int64(22);
+  o.best_validation = q.optional_real(23);
+  t.result = std::move(o);
   return t;
+}
+
+// The outcome columns, outcome ... best_validation, in kTrialColumns' order.
+std::vector<SqlValue> outcome_cells(const TrialOutcome& o) {
+  return {std::string(to_string(o.status)), o.stop_reason, o.message, o.steps, o.submission_time, o.eval_time,
+          o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
+          sql_value(o.eval_index_to_target), sql_value(o.best_validation)};
+}
+
+// Those of a trial as copied: NULL until it ended, except the message of an interruption.
+std::vector<SqlValue> outcome_cells(const TrialRecord& t) {
+  if (t.result) return outcome_cells(*t.result);
+  std::vector<SqlValue> cells(11);
+  if (!t.interruption.empty()) cells[2] = t.interruption;
+  return cells;
 }
 
 const char* kEvalColumns =
@@ -282,6 +309,17 @@ StoredTrialStatus parse_stored_trial_status(const std::string& text) {
     if (text == to_string(s)) return s;
   }
   throw Error("unknown trial status in the study store: '" + text + "'");
+}
+
+StoredTrialStatus stored_status(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::reached:
+    case TrialStatus::not_reached:
+    case TrialStatus::stopped: return StoredTrialStatus::complete;
+    case TrialStatus::diverged: return StoredTrialStatus::diverged;
+    case TrialStatus::failed: return StoredTrialStatus::failed;
+  }
+  return StoredTrialStatus::failed;
 }
 
 bool is_terminal(StoredTrialStatus status) {
@@ -456,26 +494,28 @@ void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int att
 }
 
 void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const TrialOutcome& o) {
-  if (!is_terminal(o.status)) throw Error("finish_trial: status must be complete, diverged or failed");
+  const std::string status = to_string(stored_status(o.status));
   StoreDatabase& db = *db_;
   std::optional<double> finished_at;  // the first try's: how a retry recognizes its own result
   db.transaction([&](bool retrying) {
     if (!finished_at) finished_at = db.now();
+    std::vector<SqlValue> row = {status};
+    const std::vector<SqlValue> outcome = outcome_cells(o);
+    row.insert(row.end(), outcome.begin(), outcome.end());
+    row.insert(row.end(), {*finished_at, trial_id, owner});
     const int64_t changed =
         db.run("UPDATE trials SET status = ?, outcome = ?, stop_reason = ?, message = ?, steps = ?, submission_time = ?, "
                "eval_time = ?, total_duration = ?, time_to_target = ?, steps_to_target = ?, eval_index_to_target = ?, "
                "best_validation = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
                "WHERE id = ? AND lease_owner = ? AND status = 'running'",
-               {std::string(to_string(o.status)), o.outcome, o.stop_reason, o.message, o.steps, o.submission_time,
-                o.eval_time, o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
-                sql_value(o.eval_index_to_target), sql_value(o.best_validation), *finished_at, trial_id, owner})
+               row)
             .affected;
     if (changed > 0) return;
     if (retrying) {
       // The earlier try may have committed before the connection broke: then its result is there,
       // stamped with its finish time (a later owner's result would carry another).
       auto done = db.run("SELECT 1 FROM trials WHERE id = ? AND lease_owner IS NULL AND status = ? AND finished_at = ?",
-                         {trial_id, std::string(to_string(o.status)), *finished_at});
+                         {trial_id, status, *finished_at});
       if (!done.rows.empty()) return;
     }
     throw lease_lost(trial_id, "finishing");
@@ -650,20 +690,19 @@ std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnaps
              {s.sweep, snap.sweep_next_position});
       for (size_t i = 0; i < snap.trials.size(); ++i) {
         const TrialRecord& t = snap.trials[i];
+        std::vector<SqlValue> row = {
+            added.id, t.index, sql_value(t.position), sql_value(t.hparams_json), static_cast<int64_t>(t.seed),
+            std::string(to_string(t.status)), int64_t{t.attempts},
+            t.lease_owner.empty() ? SqlValue() : SqlValue(t.lease_owner), sql_value(t.lease_expires),
+            sql_value(t.heartbeat_at), sql_value(t.started_at), sql_value(t.finished_at)};
+        const std::vector<SqlValue> outcome = outcome_cells(t);
+        row.insert(row.end(), outcome.begin(), outcome.end());
         auto trial = db.run(
             "INSERT INTO trials(study_id, trial_index, position, hparams, seed, status, attempts, lease_owner, "
             "lease_expires, heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, "
             "submission_time, eval_time, total_duration, time_to_target, steps_to_target, eval_index_to_target, "
             "best_validation) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-            {added.id, t.index, sql_value(t.position), sql_value(t.hparams_json), static_cast<int64_t>(t.seed),
-             std::string(to_string(t.status)), int64_t{t.attempts},
-             t.lease_owner.empty() ? SqlValue() : SqlValue(t.lease_owner), sql_value(t.lease_expires),
-             sql_value(t.heartbeat_at), sql_value(t.started_at), sql_value(t.finished_at),
-             t.outcome.empty() ? SqlValue() : SqlValue(t.outcome),
-             t.stop_reason.empty() ? SqlValue() : SqlValue(t.stop_reason),
-             t.message.empty() ? SqlValue() : SqlValue(t.message), sql_value(t.steps), sql_value(t.submission_time),
-             sql_value(t.eval_time), sql_value(t.total_duration), sql_value(t.time_to_target),
-             sql_value(t.steps_to_target), sql_value(t.eval_index_to_target), sql_value(t.best_validation)});
+            row);
         const int64_t trial_id = trial.rows.at(0).int64(0);
         std::map<int, int64_t> next_index;  // per attempt
         for (const auto& [attempt, e] : snap.evals.at(i)) {

@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "core/eval_record.h"
+#include "core/trial_outcome.h"
 
 namespace pacer {
 
@@ -67,6 +68,7 @@ const char* to_string(StoredTrialStatus status);
 StoredTrialStatus parse_stored_trial_status(const std::string& text);
 bool is_terminal(StoredTrialStatus status);  // complete, diverged, failed
 
+// A trial as stored; `result` is the outcome its worker handed to finish_trial, as it gave it.
 struct TrialRecord {
   int64_t id = 0, study_id = 0;
   int64_t index = 1;                // i of trial_<i>, 1-based
@@ -77,23 +79,12 @@ struct TrialRecord {
   int attempts = 0;
   std::string lease_owner;
   std::optional<double> lease_expires, heartbeat_at, started_at, finished_at;
-  // Filled when the trial ends.
-  std::string outcome;              // reached / not_reached (complete), diverged, failed
-  std::string stop_reason, message;
-  std::optional<int64_t> steps;
-  std::optional<double> submission_time, eval_time, total_duration;
-  std::optional<double> time_to_target, best_validation;
-  std::optional<int64_t> steps_to_target, eval_index_to_target;
+  std::optional<TrialOutcome> result;  // set when the trial ended (complete, diverged, failed)
+  std::string interruption;            // not ended: why its last attempt was released, if it was
 };
 
-struct TrialOutcome {
-  StoredTrialStatus status = StoredTrialStatus::complete;  // complete, diverged or failed
-  std::string outcome, stop_reason, message;
-  int64_t steps = 0;
-  double submission_time = 0.0, eval_time = 0.0, total_duration = 0.0;
-  std::optional<double> time_to_target, best_validation;
-  std::optional<int64_t> steps_to_target, eval_index_to_target;
-};
+// The stored status of an ended trial: reached, not_reached and stopped are `complete`.
+StoredTrialStatus stored_status(TrialStatus status);
 
 struct StudyProgress {
   int64_t pending = 0, running = 0, done = 0;

@@ -5,15 +5,20 @@
 
 namespace pacer {
 
-const char* to_string(TrialStatus status) {
-  switch (status) {
-    case TrialStatus::reached: return "reached";
-    case TrialStatus::not_reached: return "not_reached";
-    case TrialStatus::stopped: return "stopped";
-    case TrialStatus::diverged: return "diverged";
-    case TrialStatus::failed: return "failed";
-  }
-  return "failed";
+TrialOutcome TrialResult::outcome() const {
+  TrialOutcome o;
+  o.status = status;
+  o.stop_reason = to_string(stop_reason);
+  o.message = message;
+  o.steps = steps;
+  o.submission_time = accumulated_submission_time;
+  o.eval_time = accumulated_eval_time;
+  o.total_duration = total_duration;
+  o.time_to_target = time_to_target;
+  o.steps_to_target = steps_to_target;
+  o.eval_index_to_target = eval_index_to_target;
+  o.best_validation = best_validation;
+  return o;
 }
 
 void compute_targets(const WorkloadSpec& spec, TrialResult& r) {

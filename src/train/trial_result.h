@@ -1,5 +1,6 @@
 #pragma once
-// The outcome of one trial (torch-free: stores, scoring and reports read it).
+// Everything one trial produced (torch-free): its outcome (core/trial_outcome.h, what the study
+// store keeps), its evals, and what the logs and the CLI print besides.
 //
 //   pacer::TrialResult r = pacer::run_trial(...);
 //   if (r.time_to_target) std::cout << *r.time_to_target << " s\n";
@@ -9,19 +10,11 @@
 #include <vector>
 
 #include "core/eval_record.h"
+#include "core/trial_outcome.h"
 #include "train/stop_reason.h"
 #include "workloads/workload_spec.h"
 
 namespace pacer {
-
-enum class TrialStatus {
-  reached,      // the validation target was reached within the budget
-  not_reached,  // the run ended (budget, step limit, algorithm) without reaching it
-  stopped,      // racing stopped it without reaching: it could no longer change any score
-  diverged,     // non-finite loss or parameters before reaching the target
-  failed,       // an error stopped the run
-};
-const char* to_string(TrialStatus status);
 
 struct TrialResult {
   TrialStatus status = TrialStatus::failed;
@@ -50,6 +43,8 @@ struct TrialResult {
   bool diverged() const { return stop_reason == StopReason::diverged; }
   bool interrupted() const { return stop_reason == StopReason::interrupted; }
 
+  // What the store keeps of it: the status, the stop reason's name, the clocks, the target fields.
+  TrialOutcome outcome() const;
   std::string to_json() const;
 };
 

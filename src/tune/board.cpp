@@ -177,15 +177,13 @@ BoardProgress board_progress(const StudyStore& store, const BoardPlan& plan) {
     int64_t not_done = 0;
     for (const auto& t : store.trials(study.id)) {
       ++p.total;
-      if (is_terminal(t.status)) {
+      if (t.result) {
         ++p.done;
-        if (t.outcome == "stopped") ++p.stopped;
-        if (t.total_duration) {
-          auto& m = measured[{study.workload, study.ruleset}];
-          m.first += *t.total_duration;
-          ++m.second;
-          p.done_trial_sec += *t.total_duration;
-        }
+        if (t.result->status == TrialStatus::stopped) ++p.stopped;
+        auto& m = measured[{study.workload, study.ruleset}];
+        m.first += t.result->total_duration;
+        ++m.second;
+        p.done_trial_sec += t.result->total_duration;
       } else {
         ++not_done;
         if (t.status == StoredTrialStatus::running) ++p.running;

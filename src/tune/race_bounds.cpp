@@ -14,8 +14,9 @@ namespace {
 FastestTimes study_time(const std::vector<TrialRecord>& trials) {
   FastestTimes t;
   std::optional<std::pair<int64_t, double>> by_seconds, by_steps;
-  for (const auto& r : trials) {
-    if (!r.eval_index_to_target) continue;
+  for (const auto& trial : trials) {
+    if (!trial.result || !trial.result->eval_index_to_target) continue;
+    const TrialOutcome& r = *trial.result;
     if (r.time_to_target) {
       const std::pair<int64_t, double> key{*r.eval_index_to_target, *r.time_to_target};
       if (!by_seconds || key < *by_seconds) by_seconds = key;

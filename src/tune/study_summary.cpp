@@ -89,19 +89,20 @@ nlohmann::ordered_json sweeps_json(const std::vector<SweepSummary>& sweeps) {
         nlohmann::ordered_json tj;
         tj["trial"] = t.index;
         tj["status"] = to_string(t.status);
-        tj["outcome"] = t.outcome;
+        const TrialOutcome* r = t.result ? &*t.result : nullptr;
+        tj["outcome"] = r ? to_string(r->status) : "";
         tj["attempts"] = t.attempts;
         tj["seed"] = std::to_string(t.seed);
         tj["hyperparameters"] =
             t.hparams_json ? nlohmann::ordered_json::parse(*t.hparams_json) : nlohmann::ordered_json();
-        tj["time_to_target"] = optional_json(t.time_to_target);
-        tj["steps_to_target"] = optional_json(t.steps_to_target);
-        tj["eval_index_to_target"] = optional_json(t.eval_index_to_target);
-        tj["best_validation"] = optional_json(t.best_validation);
-        tj["steps"] = optional_json(t.steps);
-        tj["submission_time"] = optional_json(t.submission_time);
-        tj["stop_reason"] = t.stop_reason;
-        tj["message"] = t.message;
+        tj["time_to_target"] = r ? optional_json(r->time_to_target) : nullptr;
+        tj["steps_to_target"] = r ? optional_json(r->steps_to_target) : nullptr;
+        tj["eval_index_to_target"] = r ? optional_json(r->eval_index_to_target) : nullptr;
+        tj["best_validation"] = r ? optional_json(r->best_validation) : nullptr;
+        tj["steps"] = r ? nlohmann::ordered_json(r->steps) : nullptr;
+        tj["submission_time"] = r ? nlohmann::ordered_json(r->submission_time) : nullptr;
+        tj["stop_reason"] = r ? r->stop_reason : "";
+        tj["message"] = r ? r->message : t.interruption;
         trials.push_back(tj);
       }
       sj["trials"] = trials;
@@ -151,9 +152,9 @@ std::vector<SweepSummary> summarize_studies(const StudyStore& store, const std::
       logs[i].trial = static_cast<int>(t.index);
       pointers.push_back(&logs[i]);
       TrialTime time;
-      if (t.status == StoredTrialStatus::complete && t.eval_index_to_target && t.time_to_target) {
-        time.eval_index = static_cast<size_t>(*t.eval_index_to_target);
-        time.time = *t.time_to_target;
+      if (t.status == StoredTrialStatus::complete && t.result->eval_index_to_target && t.result->time_to_target) {
+        time.eval_index = static_cast<size_t>(*t.result->eval_index_to_target);
+        time.time = *t.result->time_to_target;
       }
       times.push_back(time);
     }
@@ -162,7 +163,7 @@ std::vector<SweepSummary> summarize_studies(const StudyStore& store, const std::
       summary.best_trial = best.trial->trial;
       summary.time_to_target = best.time.time;
       for (const auto& t : summary.trials) {
-        if (t.index == *summary.best_trial) summary.steps_to_target = t.steps_to_target;
+        if (t.index == *summary.best_trial && t.result) summary.steps_to_target = t.result->steps_to_target;
       }
     }
     sweeps[it->second].studies.push_back(std::move(summary));
@@ -213,13 +214,14 @@ std::string format_study_details(const SweepSummary& sweep) {
         << pad("steps-to-target", 17) << pad("best val", 10) << pad("steps", 8) << "hyperparameters\n";
     for (const auto& t : s.trials) {
       std::string status = to_string(t.status);
-      if (t.status == StoredTrialStatus::complete) status = t.outcome;
+      if (t.status == StoredTrialStatus::complete) status = to_string(t.result->status);
+      const TrialOutcome r = t.result.value_or(TrialOutcome{});
       const bool best = s.best_trial && *s.best_trial == t.index;
       out << "    " << pad((best ? "*" : " ") + std::to_string(t.index), 7) << pad(status, 13)
-          << pad(std::to_string(t.attempts), 10) << pad(optional_text(t.time_to_target, "%.3f s"), 16)
-          << pad(t.steps_to_target ? std::to_string(*t.steps_to_target) : "-", 17)
-          << pad(optional_text(t.best_validation, "%.4f"), 10)
-          << pad(t.steps ? std::to_string(*t.steps) : "-", 8) << hparams_text(t.hparams_json) << "\n";
+          << pad(std::to_string(t.attempts), 10) << pad(optional_text(r.time_to_target, "%.3f s"), 16)
+          << pad(r.steps_to_target ? std::to_string(*r.steps_to_target) : "-", 17)
+          << pad(optional_text(r.best_validation, "%.4f"), 10)
+          << pad(t.result ? std::to_string(r.steps) : "-", 8) << hparams_text(t.hparams_json) << "\n";
     }
   }
   out << "  workload time-to-target (median over " << sweep.studies.size()

@@ -107,29 +107,6 @@ class Heartbeat {
   std::thread thread_;
 };
 
-TrialOutcome outcome_of(const TrialResult& r) {
-  TrialOutcome o;
-  switch (r.status) {
-    case TrialStatus::reached: o.status = StoredTrialStatus::complete; break;
-    case TrialStatus::not_reached: o.status = StoredTrialStatus::complete; break;
-    case TrialStatus::stopped: o.status = StoredTrialStatus::complete; break;
-    case TrialStatus::diverged: o.status = StoredTrialStatus::diverged; break;
-    case TrialStatus::failed: o.status = StoredTrialStatus::failed; break;
-  }
-  o.outcome = to_string(r.status);
-  o.stop_reason = to_string(r.stop_reason);
-  o.message = r.message;
-  o.steps = r.steps;
-  o.submission_time = r.accumulated_submission_time;
-  o.eval_time = r.accumulated_eval_time;
-  o.total_duration = r.total_duration;
-  o.time_to_target = r.time_to_target;
-  o.steps_to_target = r.steps_to_target;
-  o.eval_index_to_target = r.eval_index_to_target;
-  o.best_validation = r.best_validation;
-  return o;
-}
-
 std::string describe_result(const TrialResult& r) {
   std::ostringstream out;
   if (is_race_stop(r.stop_reason)) {
@@ -361,7 +338,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
       break;
     }
     try {
-      timed([&] { store.finish_trial(trial.id, owner, outcome_of(result)); });
+      timed([&] { store.finish_trial(trial.id, owner, result.outcome()); });
       leases_lost_in_a_row = 0;
       ++report.trials_run;
       if (is_race_stop(result.stop_reason)) ++report.trials_raced;

@@ -1,0 +1,38 @@
+#pragma once
+// How a trial ended, without torch: the one trial record of the project. The trial loop produces
+// it (TrialResult::outcome()), the study store keeps it (TrialRecord::result) and returns it to
+// the board, the summaries, target setting, scaling studies and the analysis, which read it as is.
+//
+//   pacer::TrialOutcome o = result.outcome();          // after run_trial
+//   store.finish_trial(trial.id, owner, o);
+//   if (o.time_to_target) std::printf("%s in %g s\n", pacer::to_string(o.status), *o.time_to_target);
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace pacer {
+
+enum class TrialStatus {
+  reached,      // the validation target was reached within the budget
+  not_reached,  // the run ended (budget, step limit, algorithm) without reaching it
+  stopped,      // racing stopped it without reaching: it could no longer change any score
+  diverged,     // non-finite loss or parameters before reaching the target
+  failed,       // an error stopped the run
+};
+const char* to_string(TrialStatus status);
+// The text to_string writes back; nullopt for anything else (a damaged or foreign store).
+std::optional<TrialStatus> parse_trial_status(const std::string& text);
+
+struct TrialOutcome {
+  TrialStatus status = TrialStatus::failed;
+  std::string stop_reason;  // train/stop_reason.h's names: "budget", "target", "diverged", ...
+  std::string message;      // details for diverged and failed trials
+  int64_t steps = 0;
+  double submission_time = 0.0, eval_time = 0.0, total_duration = 0.0;  // accumulated, seconds
+  // Scoring semantics: the first eval whose validation metric reaches the target.
+  std::optional<double> time_to_target;
+  std::optional<int64_t> steps_to_target, eval_index_to_target;  // eval index 0-based
+  std::optional<double> best_validation;
+};
+
+}  // namespace pacer
