@@ -45,7 +45,7 @@ const std::string& template_store() {
     e.metrics = {{"validation/accuracy", 0.9}};
     store.record_eval(trial->id, owner, trial->attempts, 0, e);
     pacer::TrialOutcome o;
-    o.outcome = "reached";
+    o.status = pacer::TrialStatus::reached;
     o.steps = 10;
     store.finish_trial(trial->id, owner, o);
     return p;

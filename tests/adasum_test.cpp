@@ -173,6 +173,49 @@ TEST(InProcessCommunicatorTest, AFailingRankAbortsTheOthers) {
                InputError);
 }
 
+// A rank waiting in recv (on its own inbox, not the group's barrier) is woken by another's
+// failure; a message to a rank outside the group, or to itself, is an Error rather than a wait.
+TEST(InProcessCommunicatorTest, AWaitingReceiverIsAbortedAndAPeerOutsideTheGroupIsAnError) {
+  EXPECT_THROW(run_in_process(3,
+                              [](Communicator& comm) {
+                                if (comm.rank() == 2) throw InputError("worker 2 failed");
+                                at::Tensor t = at::zeros({4});
+                                if (comm.rank() == 0) comm.recv(t, 2, 7);  // rank 2 never sends
+                              }),
+               InputError);
+  for (int peer : {-1, 2, 0}) {
+    try {
+      run_in_process(2, [&](Communicator& comm) {
+        at::Tensor t = at::zeros({4});
+        if (comm.rank() == 0) comm.send(t, peer, 1);
+      });
+      ADD_FAILURE() << "a send to peer " << peer << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("no peer " + std::to_string(peer)), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Exchanges between every pair of 8 ranks, each woken only by its own messages, deliver every
+// tensor to the right rank (the Adasum combiner's pattern: rank ^ d at each level).
+TEST(InProcessCommunicatorTest, PairwiseExchangesReachTheirRank) {
+  InProcessRanks ranks(8);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::vector<float>> got(8);
+    ranks.run([&](Communicator& comm) {
+      for (int d = 1; d < 8; d *= 2) {
+        at::Tensor out = at::full({3}, static_cast<float>(100 * comm.rank() + d)), in = at::empty({3});
+        comm.exchange(out, in, comm.rank() ^ d, d);
+        got[static_cast<size_t>(comm.rank())].push_back(in[0].item<float>());
+      }
+    });
+    for (int r = 0; r < 8; ++r) {
+      EXPECT_EQ(got[static_cast<size_t>(r)], (std::vector<float>{100.0f * (r ^ 1) + 1, 100.0f * (r ^ 2) + 2,
+                                                                  100.0f * (r ^ 4) + 4}));
+    }
+  }
+}
+
 // Virtual workers run a step's combine on the same threads every step (a new thread per step made
 // LibTorch rebuild its global thread pool each time); a failing step leaves the ranks usable.
 TEST(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailedRun) {

@@ -10,7 +10,8 @@
 
 namespace pacer {
 
-InProcessGroup::InProcessGroup(int size) : size_(size), slots_(static_cast<size_t>(size), nullptr) {
+InProcessGroup::InProcessGroup(int size)
+    : size_(size), inbox_changed_(static_cast<size_t>(std::max(size, 0))), slots_(static_cast<size_t>(std::max(size, 0)), nullptr) {
   if (size < 1) throw InputError("an in-process group needs at least one rank");
 }
 
@@ -18,6 +19,7 @@ void InProcessGroup::abort() {
   std::lock_guard<std::mutex> lock(mutex_);
   aborted_ = true;
   changed_.notify_all();
+  for (auto& inbox : inbox_changed_) inbox.notify_all();
 }
 
 void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
@@ -60,19 +62,28 @@ void InProcessCommunicator::broadcast(at::Tensor& tensor, int root) {
   g.arrive_and_wait(lock);
 }
 
+void InProcessCommunicator::check_peer(int peer, const char* what) const {
+  if (peer < 0 || peer >= group_->size_ || peer == rank_) {
+    throw Error(std::string("in-process ") + what + ": rank " + std::to_string(rank_) + " has no peer " +
+                std::to_string(peer) + " in a group of " + std::to_string(group_->size_));
+  }
+}
+
 void InProcessCommunicator::send(const at::Tensor& tensor, int peer, int tag) {
+  check_peer(peer, "send");
   InProcessGroup& g = *group_;
   at::Tensor copy = tensor.clone();  // the sender may overwrite its buffer right away
   std::lock_guard<std::mutex> lock(g.mutex_);
   g.mailboxes_[{rank_, peer, tag}].push_back(std::move(copy));
-  g.changed_.notify_all();
+  g.inbox_changed_[static_cast<size_t>(peer)].notify_all();  // its one waiting thread
 }
 
 void InProcessCommunicator::recv(at::Tensor& tensor, int peer, int tag) {
+  check_peer(peer, "recv");
   InProcessGroup& g = *group_;
   std::unique_lock<std::mutex> lock(g.mutex_);
   auto& box = g.mailboxes_[{peer, rank_, tag}];
-  g.changed_.wait(lock, [&] { return !box.empty() || g.aborted_; });
+  g.inbox_changed_[static_cast<size_t>(rank_)].wait(lock, [&] { return !box.empty() || g.aborted_; });
   if (box.empty()) throw Error("in-process group aborted: another virtual worker failed");
   tensor.copy_(box.front());
   box.pop_front();
