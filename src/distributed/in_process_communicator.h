@@ -40,8 +40,8 @@ class InProcessGroup {
   std::mutex mutex_;
   std::condition_variable changed_;  // barriers
   // One per rank, notified by a send to that rank only: with a single condition every send woke
-  // all K ranks, and 8 virtual workers on 2 cores spent Adasum's 15 exchanges per step switching
-  // threads that went straight back to sleep.
+  // all K ranks to re-check their mailboxes and sleep again, at each of Adasum's 15 message rounds
+  // per step (a few percent of a K=8 step on 2 cores: docs/data_parallel.md).
   std::vector<std::condition_variable> inbox_changed_;
   bool aborted_ = false;
   int arrived_ = 0;
