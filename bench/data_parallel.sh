@@ -7,6 +7,9 @@
 #      fmnist_mlp at one global batch, plain vs --virtual-workers K with --combine mean and adasum,
 #      at each intra-op thread count of THREADS, runs interleaved over ROUNDS rounds. Goals: K
 #      virtual workers <= 1.2x one big-batch step; 2 threads never > 1.1x the time of 1 thread.
+#  (3) the combine of those K virtual workers alone (bench_in_process_combine: a bare barrier, mean,
+#      Adasum on fmnist_mlp's tensor sizes), at each thread count: how much of (2)'s overhead is
+#      the combine, and how much the K smaller forward and backward passes.
 #
 #   bench/data_parallel.sh [BUILD_DIR=build] [OUT_DIR=runs/bench-dp]
 #   env: PROCESSES (4), SIZES (256K,1M,10M,50M), K (8), BATCH (4096), STEPS (100), ROUNDS (3),
@@ -24,7 +27,8 @@ THREADS=${THREADS:-1 2}
 SKIP_COLLECTIVES=${SKIP_COLLECTIVES:-0}
 PACER=$BUILD_DIR/pacer
 BENCH=$BUILD_DIR/bench/bench_adasum_allreduce
-for exe in "$PACER" "$BENCH"; do
+COMBINE=$BUILD_DIR/bench/bench_in_process_combine
+for exe in "$PACER" "$BENCH" "$COMBINE"; do
   [[ -x $exe ]] || { echo "data_parallel.sh: $exe not found; build it first" >&2; exit 2; }
 done
 mkdir -p "$OUT_DIR"
@@ -46,6 +50,11 @@ for round in $(seq 1 "$ROUNDS"); do
         --ignore-targets --threads "$threads" -q "${extra[@]}" --out "$dir" >/dev/null
     done
   done
+done
+
+echo "== (3) the combine alone, K=$K"
+for threads in $THREADS; do
+  "$COMBINE" --workers "$K" --threads "$threads" --reps 600 | tee "$OUT_DIR/combine-t$threads.txt"
 done
 
 /usr/bin/python3 - "$OUT_DIR" "$ROUNDS" "$K" "$BATCH" "$THREADS" <<'PY'

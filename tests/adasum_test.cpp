@@ -216,6 +216,55 @@ TEST(InProcessCommunicatorTest, PairwiseExchangesReachTheirRank) {
   }
 }
 
+// An exchange reads the partner's tensor in place, so a rank whose `in` overlaps its own `out`
+// (a swap in one buffer, or two overlapping windows) must not write `in` before the partner has
+// read `out`; and an exchange meets a partner that sends and receives instead.
+TEST(InProcessCommunicatorTest, ExchangesWithOverlappingBuffersOrAPlainSendAndRecvDeliverWhatWasSent) {
+  InProcessRanks ranks(2);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<at::Tensor> swapped(2), windows(2), mixed(2);
+    ranks.run([&](Communicator& comm) {
+      const int r = comm.rank(), peer = 1 - r;
+      at::Tensor buf = at::arange(6, at::kFloat) + 10.0f * static_cast<float>(r);
+      comm.exchange(buf, buf, peer, 1);  // the same tensor out and in
+      swapped[static_cast<size_t>(r)] = buf;
+      at::Tensor win = at::arange(6, at::kFloat) + 10.0f * static_cast<float>(r);
+      at::Tensor in = win.narrow(0, 2, 4);
+      comm.exchange(win.narrow(0, 0, 4), in, peer, 2);  // elements 2, 3 are sent and overwritten
+      windows[static_cast<size_t>(r)] = win;
+      at::Tensor got = at::zeros({3});
+      if (r == 0) {
+        comm.exchange(at::full({3}, 7.0f), got, peer, 3);
+      } else {
+        comm.send(at::full({3}, 9.0f), peer, 3);
+        comm.recv(got, peer, 3);
+      }
+      mixed[static_cast<size_t>(r)] = got;
+    });
+    for (int r = 0; r < 2; ++r) {
+      const float theirs = 10.0f * static_cast<float>(1 - r), mine = 10.0f * static_cast<float>(r);
+      EXPECT_TRUE(at::equal(swapped[static_cast<size_t>(r)], at::arange(6, at::kFloat) + theirs)) << "rank " << r;
+      const std::vector<float> want = {mine, mine + 1, theirs, theirs + 1, theirs + 2, theirs + 3};
+      EXPECT_TRUE(at::equal(windows[static_cast<size_t>(r)], at::tensor(want))) << "rank " << r;
+    }
+    EXPECT_TRUE(at::equal(mixed[0], at::full({3}, 9.0f)));
+    EXPECT_TRUE(at::equal(mixed[1], at::full({3}, 7.0f)));
+  }
+}
+
+// Each rank sums its share of the elements: shares that are empty (fewer elements than ranks) or
+// uneven still give every rank the same bits as one rank-order sum.
+TEST(InProcessCommunicatorTest, AllreduceSharesGiveTheRankOrderSumOnEveryRank) {
+  for (int64_t numel : {int64_t{1}, int64_t{5}, int64_t{1001}}) {
+    std::vector<at::Tensor> buffers;
+    for (int r = 0; r < 8; ++r) buffers.push_back(at::randn({numel}, at::kFloat) * std::pow(10.0f, static_cast<float>(r % 4)));
+    at::Tensor want = buffers[0].clone();
+    for (int r = 1; r < 8; ++r) want.add_(buffers[static_cast<size_t>(r)]);
+    run_in_process(8, [&](Communicator& comm) { comm.allreduce_sum(buffers[static_cast<size_t>(comm.rank())]); });
+    for (const auto& b : buffers) EXPECT_TRUE(at::equal(b, want)) << numel << " elements";
+  }
+}
+
 // Virtual workers run a step's combine on the same threads every step (a new thread per step made
 // LibTorch rebuild its global thread pool each time); a failing step leaves the ranks usable.
 TEST(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailedRun) {

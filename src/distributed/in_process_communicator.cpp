@@ -1,6 +1,7 @@
 #include "distributed/in_process_communicator.h"
 
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <c10/core/GradMode.h>
 
 #include <algorithm>
@@ -9,9 +10,27 @@
 #include "core/error.h"
 
 namespace pacer {
+namespace {
+
+[[noreturn]] void throw_aborted() { throw Error("in-process group aborted: another virtual worker failed"); }
+
+// "Too hard to tell" counts as overlapping: the cost is a copy, never a wrong result.
+bool may_overlap(const at::Tensor& a, const at::Tensor& b) {
+  return at::get_overlap_status(a, b) != at::MemOverlapStatus::No;
+}
+
+// Rank `rank`'s share [lo, hi) of a collective over `numel` elements.
+std::pair<int64_t, int64_t> share_of(int rank, int size, int64_t numel) {
+  return {numel * rank / size, numel * (rank + 1) / size};
+}
+
+}  // namespace
 
 InProcessGroup::InProcessGroup(int size)
-    : size_(size), inbox_changed_(static_cast<size_t>(std::max(size, 0))), slots_(static_cast<size_t>(std::max(size, 0)), nullptr) {
+    : size_(size),
+      inbox_changed_(static_cast<size_t>(std::max(size, 0))),
+      slots_(static_cast<size_t>(std::max(size, 0)), nullptr),
+      lent_read_(static_cast<size_t>(std::max(size, 0)), 0) {
   if (size < 1) throw InputError("an in-process group needs at least one rank");
 }
 
@@ -23,7 +42,7 @@ void InProcessGroup::abort() {
 }
 
 void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
-  if (aborted_) throw Error("in-process group aborted: another virtual worker failed");
+  if (aborted_) throw_aborted();
   const uint64_t generation = generation_;
   if (++arrived_ == size_) {
     arrived_ = 0;
@@ -32,7 +51,7 @@ void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
     return;
   }
   changed_.wait(lock, [&] { return generation_ != generation || aborted_; });
-  if (generation_ == generation) throw Error("in-process group aborted: another virtual worker failed");
+  if (generation_ == generation) throw_aborted();
 }
 
 InProcessCommunicator::InProcessCommunicator(std::shared_ptr<InProcessGroup> group, int rank)
@@ -42,14 +61,24 @@ void InProcessCommunicator::allreduce_sum(at::Tensor& tensor) {
   InProcessGroup& g = *group_;
   std::unique_lock<std::mutex> lock(g.mutex_);
   g.slots_[static_cast<size_t>(rank_)] = &tensor;
+  if (rank_ == 0) g.shared_ = at::empty_like(tensor);
   g.arrive_and_wait(lock);
-  if (rank_ == 0) {  // one rank sums, in rank order, so every rank gets the same bits
-    g.shared_ = g.slots_[0]->clone();
-    for (int r = 1; r < g.size_; ++r) g.shared_.add_(*g.slots_[static_cast<size_t>(r)]);
+  // Each rank sums its share of the elements over all ranks, in rank order (so every rank gets
+  // the same bits), outside the lock: the ranks add on every core at once, where one rank used to
+  // sum everything while the others waited, then copied one at a time under the lock.
+  lock.unlock();
+  const auto [lo, hi] = share_of(rank_, g.size_, tensor.numel());
+  if (lo < hi) {
+    at::Tensor sum = g.shared_.view(-1).narrow(0, lo, hi - lo);
+    sum.copy_(g.slots_[0]->view(-1).narrow(0, lo, hi - lo));
+    for (int r = 1; r < g.size_; ++r) sum.add_(g.slots_[static_cast<size_t>(r)]->view(-1).narrow(0, lo, hi - lo));
   }
+  lock.lock();
   g.arrive_and_wait(lock);
+  lock.unlock();
   tensor.copy_(g.shared_);
-  g.arrive_and_wait(lock);  // nobody reuses the slots before all have copied
+  lock.lock();
+  g.arrive_and_wait(lock);  // nobody reuses the slots or the sum before all have copied
   if (rank_ == 0) g.shared_ = at::Tensor();
 }
 
@@ -58,7 +87,9 @@ void InProcessCommunicator::broadcast(at::Tensor& tensor, int root) {
   std::unique_lock<std::mutex> lock(g.mutex_);
   g.slots_[static_cast<size_t>(rank_)] = &tensor;
   g.arrive_and_wait(lock);
+  lock.unlock();
   if (rank_ != root) tensor.copy_(*g.slots_[static_cast<size_t>(root)]);
+  lock.lock();
   g.arrive_and_wait(lock);
 }
 
@@ -74,24 +105,58 @@ void InProcessCommunicator::send(const at::Tensor& tensor, int peer, int tag) {
   InProcessGroup& g = *group_;
   at::Tensor copy = tensor.clone();  // the sender may overwrite its buffer right away
   std::lock_guard<std::mutex> lock(g.mutex_);
-  g.mailboxes_[{rank_, peer, tag}].push_back(std::move(copy));
+  g.mailboxes_[{rank_, peer, tag}].push_back({std::move(copy), false});
   g.inbox_changed_[static_cast<size_t>(peer)].notify_all();  // its one waiting thread
+}
+
+at::Tensor InProcessCommunicator::take(at::Tensor& in, int peer, int tag, const at::Tensor* lent) {
+  InProcessGroup& g = *group_;
+  InProcessGroup::Message message;
+  {
+    std::unique_lock<std::mutex> lock(g.mutex_);
+    auto& box = g.mailboxes_[{peer, rank_, tag}];
+    g.inbox_changed_[static_cast<size_t>(rank_)].wait(lock, [&] { return !box.empty() || g.aborted_; });
+    if (box.empty()) throw_aborted();
+    message = std::move(box.front());
+    box.pop_front();
+  }
+  at::Tensor later;
+  if ((message.borrowed && may_overlap(in, message.tensor)) || (lent && may_overlap(in, *lent))) {
+    later = message.tensor.clone();
+  } else {
+    in.copy_(message.tensor);
+  }
+  if (message.borrowed) {
+    message.tensor = at::Tensor();
+    std::lock_guard<std::mutex> lock(g.mutex_);
+    g.lent_read_[static_cast<size_t>(peer)] = 1;
+    g.inbox_changed_[static_cast<size_t>(peer)].notify_all();
+  }
+  return later;
 }
 
 void InProcessCommunicator::recv(at::Tensor& tensor, int peer, int tag) {
   check_peer(peer, "recv");
-  InProcessGroup& g = *group_;
-  std::unique_lock<std::mutex> lock(g.mutex_);
-  auto& box = g.mailboxes_[{peer, rank_, tag}];
-  g.inbox_changed_[static_cast<size_t>(rank_)].wait(lock, [&] { return !box.empty() || g.aborted_; });
-  if (box.empty()) throw Error("in-process group aborted: another virtual worker failed");
-  tensor.copy_(box.front());
-  box.pop_front();
+  at::Tensor later = take(tensor, peer, tag, nullptr);
+  if (later.defined()) tensor.copy_(later);
 }
 
 void InProcessCommunicator::exchange(const at::Tensor& out, at::Tensor& in, int peer, int tag) {
-  send(out, peer, tag);  // sends never block here
-  recv(in, peer, tag);
+  check_peer(peer, "exchange");
+  InProcessGroup& g = *group_;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex_);
+    g.lent_read_[static_cast<size_t>(rank_)] = 0;
+    g.mailboxes_[{rank_, peer, tag}].push_back({out, true});
+    g.inbox_changed_[static_cast<size_t>(peer)].notify_all();
+  }
+  at::Tensor later = take(in, peer, tag, &out);
+  {
+    std::unique_lock<std::mutex> lock(g.mutex_);
+    g.inbox_changed_[static_cast<size_t>(rank_)].wait(lock, [&] { return g.lent_read_[static_cast<size_t>(rank_)] || g.aborted_; });
+    if (!g.lent_read_[static_cast<size_t>(rank_)]) throw_aborted();
+  }
+  if (later.defined()) in.copy_(later);  // the peer has read `out`: `in` may change now
 }
 
 void InProcessCommunicator::barrier() {

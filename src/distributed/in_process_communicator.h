@@ -2,7 +2,9 @@
 // A Communicator whose ranks are threads of one process: the communicator of virtual workers, so
 // that K virtual workers run the very combiner code K processes run. Sums are taken in rank
 // order, so every rank gets bit-identical results. If one rank throws, the group is aborted and
-// the others' pending calls throw too, instead of waiting forever.
+// the others' pending calls throw too, instead of waiting forever. Data moves outside the group's
+// lock, so the ranks copy and add on every core at once; an exchange reads the partner's tensor
+// in place (one copy per message, not a copy into a mailbox and another out of it).
 //
 //   pacer::run_in_process(4, [&](pacer::Communicator& comm) {
 //     comm.allreduce_sum(buffers[comm.rank()]);
@@ -48,7 +50,17 @@ class InProcessGroup {
   uint64_t generation_ = 0;
   std::vector<at::Tensor*> slots_;  // each rank's tensor during a collective
   at::Tensor shared_;               // a collective's result
-  std::map<std::tuple<int, int, int>, std::deque<at::Tensor>> mailboxes_;  // (from, to, tag)
+
+  // A message: a copy the sender made (send), or the sender's own tensor, which it keeps intact
+  // until the receiver has read it (exchange).
+  struct Message {
+    at::Tensor tensor;
+    bool borrowed = false;
+  };
+  std::map<std::tuple<int, int, int>, std::deque<Message>> mailboxes_;  // (from, to, tag)
+  // Per rank: whether the tensor its pending exchange lent has been read. A rank lends at most
+  // one at a time, since exchange() waits for it.
+  std::vector<char> lent_read_;
 };
 
 class InProcessCommunicator : public Communicator {
@@ -66,6 +78,10 @@ class InProcessCommunicator : public Communicator {
 
  private:
   void check_peer(int peer, const char* what) const;  // Error for a rank outside the group, or itself
+  // Takes the next message from `peer` and copies it into `in`, unless writing `in` now could
+  // change a tensor still to be read (the message itself, or `lent`, this rank's tensor the peer
+  // may not have read yet): then it returns a copy, to be written once the reading is over.
+  at::Tensor take(at::Tensor& in, int peer, int tag, const at::Tensor* lent);
   std::shared_ptr<InProcessGroup> group_;
   int rank_;
 };
