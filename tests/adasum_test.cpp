@@ -265,6 +265,24 @@ TEST(InProcessCommunicatorTest, AllreduceSharesGiveTheRankOrderSumOnEveryRank) {
   }
 }
 
+// A rank that fails while the ranks read each other's tensors (here: buffers of different sizes,
+// against the contract) makes every rank throw, and none leaves, freeing its tensor, while
+// another still reads it (a use after free under AddressSanitizer otherwise).
+TEST(InProcessCommunicatorTest, AFailureWhileRanksReadEachOthersTensorsIsAnErrorOnEveryRank) {
+  for (int round = 0; round < 20; ++round) {
+    for (int size : {2, 3}) {
+      EXPECT_ANY_THROW(run_in_process(size, [](Communicator& comm) {
+        at::Tensor t = at::ones({comm.rank() == 0 ? 4 : 8});
+        comm.allreduce_sum(t);
+      }));
+      EXPECT_ANY_THROW(run_in_process(size, [](Communicator& comm) {
+        at::Tensor t = at::ones({comm.rank() == 0 ? 4 : 8});
+        comm.broadcast(t, 0);
+      }));
+    }
+  }
+}
+
 // Virtual workers run a step's combine on the same threads every step (a new thread per step made
 // LibTorch rebuild its global thread pool each time); a failing step leaves the ranks usable.
 TEST(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailedRun) {

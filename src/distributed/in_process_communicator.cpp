@@ -41,8 +41,8 @@ void InProcessGroup::abort() {
   for (auto& inbox : inbox_changed_) inbox.notify_all();
 }
 
-void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
-  if (aborted_) throw_aborted();
+void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock, bool abortable) {
+  if (aborted_ && abortable) throw_aborted();
   const uint64_t generation = generation_;
   if (++arrived_ == size_) {
     arrived_ = 0;
@@ -50,12 +50,26 @@ void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
     changed_.notify_all();
     return;
   }
-  changed_.wait(lock, [&] { return generation_ != generation || aborted_; });
+  changed_.wait(lock, [&] { return generation_ != generation || (aborted_ && abortable); });
   if (generation_ == generation) throw_aborted();
 }
 
 InProcessCommunicator::InProcessCommunicator(std::shared_ptr<InProcessGroup> group, int rank)
     : group_(std::move(group)), rank_(rank) {}
+
+void InProcessCommunicator::read_peers_then_meet(std::unique_lock<std::mutex>& lock,
+                                                 const std::function<void()>& read) {
+  std::exception_ptr error;
+  lock.unlock();
+  try {
+    read();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  group_->arrive_and_wait(lock, /*abortable=*/false);
+  if (error) std::rethrow_exception(error);
+}
 
 void InProcessCommunicator::allreduce_sum(at::Tensor& tensor) {
   InProcessGroup& g = *group_;
@@ -66,17 +80,15 @@ void InProcessCommunicator::allreduce_sum(at::Tensor& tensor) {
   // Each rank sums its share of the elements over all ranks, in rank order (so every rank gets
   // the same bits), outside the lock: the ranks add on every core at once, where one rank used to
   // sum everything while the others waited, then copied one at a time under the lock.
-  lock.unlock();
-  const auto [lo, hi] = share_of(rank_, g.size_, tensor.numel());
-  if (lo < hi) {
+  read_peers_then_meet(lock, [&] {
+    const auto [lo, hi] = share_of(rank_, g.size_, tensor.numel());
+    if (lo >= hi) return;
     at::Tensor sum = g.shared_.view(-1).narrow(0, lo, hi - lo);
     sum.copy_(g.slots_[0]->view(-1).narrow(0, lo, hi - lo));
     for (int r = 1; r < g.size_; ++r) sum.add_(g.slots_[static_cast<size_t>(r)]->view(-1).narrow(0, lo, hi - lo));
-  }
-  lock.lock();
-  g.arrive_and_wait(lock);
+  });
   lock.unlock();
-  tensor.copy_(g.shared_);
+  tensor.copy_(g.shared_);  // the group's own tensor: a rank that has left does not free it
   lock.lock();
   g.arrive_and_wait(lock);  // nobody reuses the slots or the sum before all have copied
   if (rank_ == 0) g.shared_ = at::Tensor();
@@ -87,10 +99,9 @@ void InProcessCommunicator::broadcast(at::Tensor& tensor, int root) {
   std::unique_lock<std::mutex> lock(g.mutex_);
   g.slots_[static_cast<size_t>(rank_)] = &tensor;
   g.arrive_and_wait(lock);
-  lock.unlock();
-  if (rank_ != root) tensor.copy_(*g.slots_[static_cast<size_t>(root)]);
-  lock.lock();
-  g.arrive_and_wait(lock);
+  read_peers_then_meet(lock, [&] {
+    if (rank_ != root) tensor.copy_(*g.slots_[static_cast<size_t>(root)]);
+  });
 }
 
 void InProcessCommunicator::check_peer(int peer, const char* what) const {

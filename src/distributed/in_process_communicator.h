@@ -36,7 +36,11 @@ class InProcessGroup {
 
  private:
   friend class InProcessCommunicator;
-  void arrive_and_wait(std::unique_lock<std::mutex>& lock);  // a barrier over all ranks
+  // A barrier over all ranks; an aborted group makes it throw. One that ends a phase in which
+  // ranks read each other's tensors is not `abortable`: no rank may leave it, and free its tensor,
+  // while another still reads that tensor. Every rank passed the barrier before such a phase, so
+  // every rank arrives.
+  void arrive_and_wait(std::unique_lock<std::mutex>& lock, bool abortable = true);
 
   const int size_;
   std::mutex mutex_;
@@ -78,6 +82,9 @@ class InProcessCommunicator : public Communicator {
 
  private:
   void check_peer(int peer, const char* what) const;  // Error for a rank outside the group, or itself
+  // Runs `read`, which reads other ranks' tensors, outside the lock, then waits until every rank
+  // has finished its own before rethrowing what `read` threw.
+  void read_peers_then_meet(std::unique_lock<std::mutex>& lock, const std::function<void()>& read);
   // Takes the next message from `peer` and copies it into `in`, unless writing `in` now could
   // change a tensor still to be read (the message itself, or `lent`, this rank's tensor the peer
   // may not have read yet): then it returns a copy, to be written once the reading is over.
