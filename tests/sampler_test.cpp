@@ -166,5 +166,32 @@ TEST(SamplerTest, SeededPermutationIsAReproduciblePermutation) {
   EXPECT_EQ(seeded_permutation(1, 1), std::vector<int64_t>{0});
 }
 
+// The sampler seed must change the points, not only their order (a board's rerun measures other
+// hyperparameters), while seed 0 keeps the reference's own points.
+TEST(SamplerTest, HaltonSeedZeroIsTheReferenceAndAnotherSeedGivesOtherPoints) {
+  const auto& mapped = golden()["mapped"];  // the reference's points (numpy implementation)
+  const SearchSpace golden_space = SearchSpace::from_json_text(mapped["space"].dump(), "golden");
+  const auto seed0 = make_sampler("halton", {0, 3})->sample(golden_space, 0, mapped["points"].size());
+  for (size_t i = 0; i < seed0.size(); ++i) {
+    for (const auto& [name, value] : mapped["points"][i].items()) {
+      EXPECT_NEAR(seed0[i].get(name), value.get<double>(), 1e-12 * std::abs(value.get<double>()) + 1e-15) << i << name;
+    }
+  }
+  const SearchSpace space = SearchSpace::from_json_text(kSpace, "test");
+  const auto reference = make_sampler("halton", {0, 3})->sample(space, 0, 20);
+  const auto seed1 = make_sampler("halton", {1, 3})->sample(space, 0, 20);
+  const auto seed2 = make_sampler("halton", {2, 3})->sample(space, 0, 20);
+  EXPECT_EQ(seed1[3].to_json(-1), make_sampler("halton", {1, 3})->sample(space, 3, 1)[0].to_json(-1)) << "not a sequence";
+  // No point of seed 1 is a point of the reference or of seed 2 (continuous dimensions differ).
+  for (const auto& p : seed1) {
+    for (size_t i = 0; i < reference.size(); ++i) {
+      EXPECT_NE(p.get("learning_rate"), reference[i].get("learning_rate"));
+      EXPECT_NE(p.get("learning_rate"), seed2[i].get("learning_rate"));
+    }
+    EXPECT_GE(p.get("learning_rate"), 1e-3);
+    EXPECT_LE(p.get("learning_rate"), 1.0);
+  }
+}
+
 }  // namespace
 }  // namespace pacer

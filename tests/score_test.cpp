@@ -19,6 +19,7 @@
 #include "support/cli_runner.h"
 #include "score/eval_csv.h"
 #include "score/log_tree_source.h"
+#include "score/pace.h"
 #include "score/performance_profile.h"
 #include "score/rank_statistics.h"
 #include "score/scoring.h"
@@ -136,6 +137,134 @@ TEST(TimeToTarget, StudyTakesEarliestEvalIndexThenSmallerTime) {
   TrialLog e = trial({0.1}, {1});
   auto te = pacer::trial_time_to_target(e, target_max(0.8), pacer::TimeAxis::seconds);
   EXPECT_TRUE(std::isinf(pacer::study_time_to_target({&e}, {te}).time.time));
+}
+
+// AlgoPerf's budget (v0.6): an eval past the budget never reaches, on either time axis.
+TEST(TimeToTarget, AnEvalPastTheBudgetNeverReaches) {
+  const TrialLog t = trial({0.5, 0.7, 0.9}, {40, 90, 110});  // budget 100: the third eval is past it
+  EXPECT_FALSE(pacer::trial_time_to_target(t, target_max(0.8), pacer::TimeAxis::seconds, 100).reached());
+  EXPECT_FALSE(pacer::trial_time_to_target(t, target_max(0.8), pacer::TimeAxis::steps, 100).reached());
+  EXPECT_EQ(pacer::trial_time_to_target(t, target_max(0.8), pacer::TimeAxis::seconds, 0).time, 110.0);  // no cut
+  EXPECT_EQ(pacer::trial_time_to_target(t, target_max(0.8), pacer::TimeAxis::seconds, 110).time, 110.0);  // at it: counts
+}
+
+// A store-like trial set whose only target-meeting eval lies past the budget: it scores under
+// v0.5 (whose runner made that eval and whose published scores count it), not under v0.6.
+TEST(TimeToTarget, ScoringCutsAtTheBudgetUnderV06AndNotUnderV05) {
+  std::vector<TrialLog> logs;
+  for (int study = 0; study < 3; ++study) {
+    TrialLog late = trial({0.5, 0.91}, {20, 40.5}, study);  // reaches at 40.5 s of a 39 s budget
+    late.submission = "late";
+    late.workload = "fmnist_resnet";
+    late.columns["validation/accuracy"] = {0.5, 0.91};
+    logs.push_back(late);
+    TrialLog early = trial({0.5, 0.91}, {20, 30}, study);
+    early.submission = "early";
+    early.workload = "fmnist_resnet";
+    logs.push_back(early);
+  }
+  pacer::ScoreOptions options;
+  const pacer::ScoreResult v06 = pacer::score_trials(logs, {"late", "early"}, options);
+  ASSERT_EQ(v06.submissions[0].name, "early");
+  EXPECT_FALSE(std::isfinite(*v06.submissions[1].workloads[0].time));
+  EXPECT_EQ(v06.submissions[1].score, 0.0);
+  options.rules = "v0.5";
+  const pacer::ScoreResult v05 = pacer::score_trials(logs, {"late", "early"}, options);
+  ASSERT_EQ(v05.submissions[1].name, "late");
+  EXPECT_EQ(*v05.submissions[1].workloads[0].time, 40.5);
+  EXPECT_GT(v05.submissions[1].score, 0.0);
+}
+
+// ---- the pace (score/pace.h), every expectation by hand -------------------------------------
+
+TEST(Pace, ReachedCostsTheInterpolatedCrossingOverTheBudget) {
+  pacer::ScoringTarget t = target_max(0.8);  // budget 100 s
+  // Crosses 0.8 between (40 s, 0.6) and (60 s, 0.9): 40 + 20 x (0.2 / 0.3) = 53.33 s -> 0.5333.
+  EXPECT_NEAR(pacer::trial_pace_cost(trial({0.6, 0.9}, {40, 60}), t, pacer::TimeAxis::seconds, 100, 0.01),
+              (40 + 20 * (0.2 / 0.3)) / 100, 1e-12);
+  // The first finite eval already reaches: its own time (NaN evals are skipped).
+  EXPECT_DOUBLE_EQ(pacer::trial_pace_cost(trial({kNaN, 0.85}, {10, 30}), t, pacer::TimeAxis::seconds, 100, 0.01), 0.3);
+  // Steps: the same crossing on global_step (100, 200): 100 + 100 x 2/3, over a budget of 400 steps.
+  EXPECT_NEAR(pacer::trial_pace_cost(trial({0.6, 0.9}, {40, 60}), t, pacer::TimeAxis::steps, 400, 0.01),
+              (100 + 100 * (0.2 / 0.3)) / 400, 1e-12);
+  // A minimized metric: loss 0.5 -> 0.2 across a target of 0.3 between 10 s and 20 s: 16.67 s.
+  pacer::ScoringTarget loss = t;
+  loss.metric = "loss";
+  loss.higher_is_better = false;
+  loss.validation_target = 0.3;
+  TrialLog l = trial({}, {10, 20});
+  l.columns["validation/loss"] = {0.5, 0.2};
+  EXPECT_NEAR(pacer::trial_pace_cost(l, loss, pacer::TimeAxis::seconds, 100, 0.01), (10 + 10 * (0.2 / 0.3)) / 100, 1e-12);
+}
+
+TEST(Pace, MissedCostsOnePlusTheGapInWidthsCappedAndNothingPastTheBudgetCounts) {
+  pacer::ScoringTarget t = target_max(0.8);
+  // Best 0.79 within the budget, width 0.04: 1 + 0.01 / 0.04 = 1.25.
+  EXPECT_NEAR(pacer::trial_pace_cost(trial({0.7, 0.79, 0.75}, {10, 50, 90}), t, pacer::TimeAxis::seconds, 100, 0.04),
+              1.25, 1e-12);
+  // The eval at 120 s reaches but is past the budget: not read; the gap is capped at 1.
+  EXPECT_DOUBLE_EQ(pacer::trial_pace_cost(trial({0.5, 0.9}, {50, 120}), t, pacer::TimeAxis::seconds, 100, 0.04), 2.0);
+  // No finite eval within the budget (diverged): the cap.
+  EXPECT_DOUBLE_EQ(pacer::trial_pace_cost(trial({kNaN}, {5}), t, pacer::TimeAxis::seconds, 100, 0.04), 2.0);
+  // Continuous at the cliff: reaching exactly at the budget and missing by a hair cost about 1.
+  EXPECT_DOUBLE_EQ(pacer::trial_pace_cost(trial({0.5, 0.8}, {50, 100}), t, pacer::TimeAxis::seconds, 100, 0.04), 1.0);
+  EXPECT_NEAR(pacer::trial_pace_cost(trial({0.5, 0.7999}, {50, 100}), t, pacer::TimeAxis::seconds, 100, 0.04), 1.0025, 1e-9);
+}
+
+TEST(Pace, WidthIsFourSeedSdsElseOnePercentOfTheTarget) {
+  pacer::ScoringTarget t = target_max(0.8);
+  EXPECT_DOUBLE_EQ(pacer::pace_width(t), 0.008);
+  t.seed_sd = 0.002;
+  EXPECT_DOUBLE_EQ(pacer::pace_width(t), 0.008);
+  t.seed_sd = 0.005;
+  EXPECT_DOUBLE_EQ(pacer::pace_width(t), 0.02);
+  EXPECT_EQ(pacer::target_seed_sd("fmnist_mlp"), 0.0012);
+  EXPECT_FALSE(pacer::target_seed_sd("imagenet_resnet").has_value());
+}
+
+// Two submissions, two workloads with known targets, three studies each; costs by hand.
+TEST(Pace, StudyMinWorkloadMedianSubmissionGeometricMeanAndSpeedup) {
+  pacer::ScoringTarget w1 = target_max(0.8), w2 = target_max(0.8);
+  w1.workload = "w1";
+  w2.workload = "w2";
+  const std::string path = testing::TempDir() + "/pace_targets.json";
+  std::ofstream(path) << R"({"w1": {"metric": "accuracy", "validation_target": 0.8, "budget": 100, "seed_sd": 0.01},
+                             "w2": {"metric": "accuracy", "validation_target": 0.8, "budget": 10, "seed_sd": 0.01}})";
+  std::vector<TrialLog> logs;
+  auto add = [&](const std::string& sub, const std::string& w, int study, int index, std::vector<double> v,
+                 std::vector<double> times) {
+    TrialLog t = trial(std::move(v), std::move(times), study, index);
+    t.submission = sub;
+    t.workload = w;
+    logs.push_back(t);
+  };
+  // a/w1: study costs 0.2 (reached at 20 s) and 0.5 (min of 0.5 and 1.5), 0.4 -> median 0.4.
+  add("a", "w1", 0, 0, {0.8}, {20});
+  add("a", "w1", 1, 0, {0.8}, {50});
+  add("a", "w1", 1, 1, {0.78}, {50});  // 1 + 0.02/0.04 = 1.5
+  add("a", "w1", 2, 0, {0.8}, {40});
+  // a/w2: 0.5, 1.25 (best 0.79), 2 (nothing) -> median 1.25.
+  add("a", "w2", 0, 0, {0.8}, {5});
+  add("a", "w2", 1, 0, {0.79}, {5});
+  add("a", "w2", 2, 0, {kNaN}, {5});
+  // b/w1: 0.8 each -> 0.8; b/w2: 0.5 each -> 0.5.
+  for (int s = 0; s < 3; ++s) add("b", "w1", s, 0, {0.8}, {80}), add("b", "w2", s, 0, {0.8}, {5});
+  pacer::ScoreOptions options;
+  options.targets_file = path;
+  options.reference = "b";
+  const pacer::ScoreResult r = pacer::score_trials(logs, {"a", "b"}, options);
+  const auto& a = r.submissions[0].name == "a" ? r.submissions[0] : r.submissions[1];
+  const auto& b = r.submissions[0].name == "b" ? r.submissions[0] : r.submissions[1];
+  ASSERT_EQ(a.workloads[0].study_pace_costs.size(), 3u);
+  EXPECT_NEAR(a.workloads[0].study_pace_costs[1], 0.5, 1e-12);
+  EXPECT_NEAR(*a.workloads[0].pace_cost, 0.4, 1e-12);
+  EXPECT_NEAR(*a.workloads[1].pace_cost, 1.25, 1e-12);
+  EXPECT_NEAR(a.pace, std::sqrt(0.4 * 1.25), 1e-12);
+  EXPECT_NEAR(b.pace, std::sqrt(0.8 * 0.5), 1e-12);
+  EXPECT_EQ(a.pace_rank, 2);
+  EXPECT_EQ(b.pace_rank, 1);
+  EXPECT_NEAR(*a.pace_speedup, std::sqrt(0.8 * 0.5) / std::sqrt(0.4 * 1.25), 1e-12);
+  EXPECT_DOUBLE_EQ(*b.pace_speedup, 1.0);
 }
 
 TEST(TimeToTarget, MedianOverStudiesIncludesInfinity) {

@@ -5,6 +5,7 @@
 // built-in workload specs.
 #include <gtest/gtest.h>
 
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "support/cli_runner.h"
 #include "tune/target_setting_run.h"
 #include "core/format.h"
+#include "score/pace.h"
 #include "workloads/registry.h"
 
 namespace {
@@ -168,6 +170,26 @@ TEST(ShippedTargets, RecordsAgreeWithTheSpecs) {
     if (!spec.is_variant()) {
       EXPECT_DOUBLE_EQ(spec.max_runtime_sec, record["budget_s"].get<double>());
     }
+  }
+}
+
+// The pace's widths (score/pace.h) come from the same records: the sample sd of the re-runs' best
+// validation values, to 4 decimals as the table holds them.
+TEST(ShippedTargets, SeedSdsAgreeWithTheRecords) {
+  for (const auto& spec : pacer::workload_specs()) {
+    const fs::path path = fs::path(PACER_SOURCE_DIR) / "docs" / "targets" / (spec.name + ".json");
+    const auto record = nlohmann::json::parse(read_file(path.string()));
+    std::vector<double> best;
+    for (const auto& rerun : record["reruns"]) {
+      if (rerun.contains("best_validation") && rerun["best_validation"].is_number()) best.push_back(rerun["best_validation"]);
+    }
+    ASSERT_GE(best.size(), 2u) << spec.name;
+    double mean = 0.0, squares = 0.0;
+    for (double v : best) mean += v / static_cast<double>(best.size());
+    for (double v : best) squares += (v - mean) * (v - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(best.size() - 1));
+    ASSERT_TRUE(pacer::target_seed_sd(spec.name).has_value()) << spec.name;
+    EXPECT_NEAR(*pacer::target_seed_sd(spec.name), sd, 5e-5 + 1e-12) << spec.name;
   }
 }
 

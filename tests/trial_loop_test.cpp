@@ -265,9 +265,10 @@ std::shared_ptr<Network> small_network(uint64_t seed) {
 TEST(RankSync, LocalPassesEverythingThrough) {
   auto sync = make_rank_sync(nullptr, at::kCPU);
   EXPECT_TRUE(sync->lead());
-  const StepConsensus c = sync->after_step(0.25, true, false);
+  const StepConsensus c = sync->after_step(0.25, true, false, false);
   EXPECT_EQ(c.loss, 0.25);
   EXPECT_TRUE(c.eval_due);
+  EXPECT_FALSE(c.budget_spent);
   EXPECT_EQ(sync->share_decision({StopReason::budget, true, false}).stop, StopReason::budget);
 }
 
@@ -279,8 +280,8 @@ TEST(RankSync, CollectiveAgreesOnLossEvalAndStop) {
     auto sync = make_rank_sync(&comm, at::kCPU);
     const int r = comm.rank();
     // Rank 0's schedule decides the eval; rank 2 alone was interrupted.
-    const StepConsensus a = sync->after_step(1.0 + r, /*eval_due=*/r != 0, /*stop=*/r == 2);
-    const StepConsensus b = sync->after_step(r == 1 ? NAN : 1.0, /*eval_due=*/r == 0, false);
+    const StepConsensus a = sync->after_step(1.0 + r, /*eval_due=*/r != 0, /*budget_spent=*/r == 0, /*stop=*/r == 2);
+    const StepConsensus b = sync->after_step(r == 1 ? NAN : 1.0, /*eval_due=*/r == 0, /*budget_spent=*/r != 0, false);
     // Only rank 0's decision counts.
     const EvalDecision d = sync->share_decision(
         r == 0 ? EvalDecision{StopReason::goal_reached, true, false} : EvalDecision{StopReason::diverged, false, true});
@@ -290,9 +291,11 @@ TEST(RankSync, CollectiveAgreesOnLossEvalAndStop) {
   for (int r = 0; r < 3; ++r) {
     EXPECT_DOUBLE_EQ(first[r].loss, 2.0);  // mean of 1, 2, 3
     EXPECT_FALSE(first[r].eval_due);
+    EXPECT_TRUE(first[r].budget_spent);  // rank 0's budget decides, as its schedule does
     EXPECT_TRUE(first[r].stop_requested);
     EXPECT_TRUE(std::isnan(second[r].loss));  // one rank's non-finite loss reaches all
     EXPECT_TRUE(second[r].eval_due);
+    EXPECT_FALSE(second[r].budget_spent);
     EXPECT_FALSE(second[r].stop_requested);
     EXPECT_EQ(decisions[r].stop, StopReason::goal_reached);
     EXPECT_TRUE(decisions[r].validation_target_reached);

@@ -156,25 +156,44 @@ TEST(TrialRunner, PrepareForEvalIsTimed) {
   EXPECT_NEAR(r.evals[1].accumulated_submission_time, 1.5 + 0.5, 1e-9);
 }
 
-TEST(TrialRunner, BudgetIsCheckedOnlyAtEvals) {
+// AlgoPerf's budget since its v0.6 runner: the trial ends at the first step that spends it, and no
+// eval is made past it, so a target met only after the budget can never score.
+TEST(TrialRunner, TheTrialStopsAtItsBudgetWithNoEvalPastIt) {
   Fixture f;
   f.options.spec.time_budget = 2.0;
+  f.workload.validation_values = {0.5, 0.5, 0.95};  // the 3rd eval (t = 2.7 s) would reach
   TrialResult r = f.run();
-  // Evals at 0.3 s, 1.5 s and 2.7 s: only the third sees the budget spent; training ran past it.
-  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5, 9}));
+  // Evals at 0.3 s and 1.5 s; step 7 ends at 2.1 s, past the budget: no more steps, no eval.
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5}));
+  EXPECT_EQ(f.workload.evals_seen(), 2u);
+  EXPECT_EQ(r.steps, 7);
   EXPECT_EQ(r.stop_reason, StopReason::budget);
   EXPECT_EQ(r.status, TrialStatus::not_reached);
-  EXPECT_NEAR(r.accumulated_submission_time, 2.7, 1e-9);
+  EXPECT_NEAR(r.accumulated_submission_time, 2.1, 1e-9);
+}
+
+TEST(TrialRunner, PreparingForAnEvalThatSpendsTheBudgetEndsTheTrialWithoutTheEval) {
+  Fixture f;
+  f.options.spec.time_budget = 1.2;
+  f.algorithm.prepare_cost = 1.0;  // step 1 ends at 0.3 s; preparing its eval ends at 1.3 s
+  f.workload.validation_values = {0.95};
+  TrialResult r = f.run();
+  EXPECT_TRUE(r.evals.empty());
+  EXPECT_EQ(f.workload.evals_seen(), 0u);
+  EXPECT_EQ(r.steps, 1);
+  EXPECT_EQ(r.stop_reason, StopReason::budget);
+  EXPECT_EQ(r.status, TrialStatus::not_reached);
 }
 
 TEST(TrialRunner, BudgetMultiplierScalesTheWorkloadBudget) {
   WorkloadSpec spec = test_spec();
   spec.max_runtime_sec = 1.0;
   Fixture f(spec);
-  f.options.spec.budget_multiplier = 1.4;  // 1.4 s: the eval at 1.5 s ends the run
+  f.options.spec.budget_multiplier = 1.4;  // 1.4 s: step 5 ends at 1.5 s, past it
   TrialResult r = f.run();
   EXPECT_DOUBLE_EQ(r.time_budget, 1.4);
-  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1, 5}));
+  EXPECT_EQ(eval_steps(r), (std::vector<int64_t>{1}));
+  EXPECT_EQ(r.steps, 5);
 }
 
 TEST(TrialRunner, GoalsAreStickyAndTrainingContinuesToTheTestTarget) {

@@ -1,5 +1,6 @@
 #include "score/targets.h"
 
+#include "score/pace.h"
 #include "workloads/registry.h"
 
 namespace pacer {
@@ -18,6 +19,7 @@ TargetTable TargetTable::builtin(const RulesPreset& rules) {
     t.budget_sec = spec.max_runtime_sec;
     if (t.budget_sec <= 0 && spec.is_variant()) t.budget_sec = workload_spec(spec.base_workload).max_runtime_sec;
     t.base_workload = spec.base_workload;
+    t.seed_sd = target_seed_sd(spec.name).value_or(0.0);
     table.entries_[t.workload] = t;
   }
   return table;

@@ -10,8 +10,8 @@ namespace {
 
 const std::vector<RulesPreset>& presets() {
   static const std::vector<RulesPreset> all = {
-      {"v0.5", 5, true, 3.0},
-      {"v0.6", 3, false, 1.5},
+      {"v0.5", 5, true, 3.0, true},
+      {"v0.6", 3, false, 1.5, false},
   };
   return all;
 }
@@ -19,9 +19,10 @@ const std::vector<RulesPreset>& presets() {
 }  // namespace
 
 std::string RulesPreset::describe() const {
-  char buffer[160];
-  std::snprintf(buffer, sizeof(buffer), "%s (%d studies, %s, self-tuning budget x%g)", name.c_str(), num_studies,
-                held_out_variants ? "held-out variants" : "no held-out variants", self_tuning_multiplier);
+  char buffer[200];
+  std::snprintf(buffer, sizeof(buffer), "%s (%d studies, %s, self-tuning budget x%g, evals past the budget %s)",
+                name.c_str(), num_studies, held_out_variants ? "held-out variants" : "no held-out variants",
+                self_tuning_multiplier, evals_past_budget_count ? "count" : "do not count");
   return buffer;
 }
 

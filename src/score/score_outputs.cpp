@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/format.h"
+#include "score/pace.h"
 
 namespace pacer {
 namespace {
@@ -37,15 +38,20 @@ std::string leaderboard_text(const ScoreResult& r) {
 
   size_t name_width = 10;
   for (const auto& s : r.submissions) name_width = std::max(name_width, s.name.size());
-  out << "rank  " << pad("submission", name_width) << "   score  reached";
-  if (!r.reference.empty()) out << "  speedup vs " << r.reference;
+  out << "rank  " << pad("submission", name_width) << "   score  reached    pace  pace rank";
+  if (!r.reference.empty()) out << "  speedup vs " << r.reference << "  pace speedup";
   out << "\n";
   for (const auto& s : r.submissions) {
     out << pad(std::to_string(s.rank), 4, true) << "  " << pad(s.name, name_width) << "  " << format_double("%6.4f", s.score)
-        << "  " << pad(std::to_string(s.reached()) + "/" + std::to_string(s.workloads.size()), 7, true);
-    if (s.speedup) out << "  " << format_double("%.3fx", *s.speedup);
+        << "  " << pad(std::to_string(s.reached()) + "/" + std::to_string(s.workloads.size()), 7, true) << "  "
+        << format_double("%6.4f", s.pace) << "  " << pad(std::to_string(s.pace_rank), 9, true);
+    if (s.speedup) out << "  " << pad(format_double("%.3fx", *s.speedup), 11 + r.reference.size(), true);
+    if (s.pace_speedup) out << "  " << pad(format_double("%.3fx", *s.pace_speedup), 12, true);
     out << "\n";
   }
+  out << "(pace: Pacer's second score, docs/scoring.md: the geometric mean over workloads of the budget\n"
+         " fraction used to reach the target, 1 + the miss in 4 target sds (at most 2) when not reached;\n"
+         " lower is faster)\n";
 
   out << "\ntime to target (median over studies), ratio to the fastest; * = not counted\n";
   std::vector<size_t> widths;
@@ -77,7 +83,7 @@ std::string leaderboard_text(const ScoreResult& r) {
 std::string time_to_targets_csv(const ScoreResult& r) {
   std::ostringstream out;
   out << "submission,workload,metric,direction,target,studies,trials,time_to_target,study_times,scored_time,ratio,"
-         "counted,reason\n";
+         "counted,reason,pace_cost,study_pace_costs\n";
   for (const auto& s : r.submissions) {
     for (size_t w = 0; w < s.workloads.size(); ++w) {
       const WorkloadScore& ws = s.workloads[w];
@@ -86,6 +92,10 @@ std::string time_to_targets_csv(const ScoreResult& r) {
       for (size_t i = 0; i < ws.study_times.size(); ++i) {
         study_times += (i ? ";" : "") + csv_number(ws.study_times[i]);
       }
+      std::string study_pace_costs;
+      for (size_t i = 0; i < ws.study_pace_costs.size(); ++i) {
+        study_pace_costs += (i ? ";" : "") + csv_number(ws.study_pace_costs[i]);
+      }
       std::string reason = ws.reason;
       for (char& c : reason) {
         if (c == ',' || c == '"') c = ' ';  // keep the CSV unquoted and simple
@@ -93,7 +103,8 @@ std::string time_to_targets_csv(const ScoreResult& r) {
       out << s.name << "," << ws.workload << "," << t.metric << "," << (t.higher_is_better ? "max" : "min") << ","
           << csv_number(t.validation_target) << "," << ws.studies.size() << "," << ws.trials << ","
           << (ws.time ? csv_number(*ws.time) : "") << "," << study_times << "," << csv_number(ws.scored_time) << ","
-          << csv_number(ws.ratio) << "," << (ws.reason.empty() ? 1 : 0) << "," << reason << "\n";
+          << csv_number(ws.ratio) << "," << (ws.reason.empty() ? 1 : 0) << "," << reason << ","
+          << (ws.pace_cost ? csv_number(*ws.pace_cost) : "") << "," << study_pace_costs << "\n";
     }
   }
   return out.str();
@@ -105,7 +116,9 @@ nlohmann::json scores_json(const ScoreResult& r) {
                 {"description", r.rules.describe()},
                 {"num_studies", r.rules.num_studies},
                 {"held_out_variants", r.rules.held_out_variants},
-                {"self_tuning_multiplier", r.rules.self_tuning_multiplier}};
+                {"self_tuning_multiplier", r.rules.self_tuning_multiplier},
+                {"evals_past_budget_count", r.rules.evals_past_budget_count}};
+  j["pace_constants"] = {{"width_in_sd", kPaceWidthInSd}, {"max_gap", kPaceMaxGap}, {"relative_width", kPaceRelativeWidth}};
   j["self_tuning"] = r.self_tuning;
   j["time_axis"] = r.time_axis == TimeAxis::seconds ? "seconds" : "steps";
   j["clock"] = r.clock;
@@ -120,12 +133,17 @@ nlohmann::json scores_json(const ScoreResult& r) {
                               {"direction", t.higher_is_better ? "max" : "min"},
                               {"validation_target", t.validation_target},
                               {"budget_sec", t.budget_sec},
+                              {"seed_sd", t.seed_sd > 0 ? nlohmann::json(t.seed_sd) : nlohmann::json(nullptr)},
+                              {"pace_width", pace_width(t)},
                               {"base_workload", t.base_workload}});
   }
   j["submissions"] = nlohmann::json::array();
   for (const auto& s : r.submissions) {
     nlohmann::json sj = {{"name", s.name}, {"rank", s.rank}, {"score", s.score}, {"reached", s.reached()}};
     sj["speedup"] = s.speedup ? number_or_null(*s.speedup) : nlohmann::json(nullptr);
+    sj["pace"] = number_or_null(s.pace);
+    sj["pace_rank"] = s.pace_rank;
+    sj["pace_speedup"] = s.pace_speedup ? number_or_null(*s.pace_speedup) : nlohmann::json(nullptr);
     sj["profile"] = s.rho;
     sj["workloads"] = nlohmann::json::object();
     for (const auto& ws : s.workloads) {
@@ -140,7 +158,9 @@ nlohmann::json scores_json(const ScoreResult& r) {
                                       {"ratio", number_or_null(ws.ratio)},
                                       {"counted", ws.reason.empty()},
                                       {"reason", ws.reason},
-                                      {"curve_source", ws.curve_source}};
+                                      {"curve_source", ws.curve_source},
+                                      {"pace_cost", ws.pace_cost ? number_or_null(*ws.pace_cost) : nlohmann::json(nullptr)},
+                                      {"study_pace_costs", ws.study_pace_costs}};
     }
     j["submissions"].push_back(sj);
   }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "score/pace.h"
 #include "score/performance_profile.h"
 #include "score/speedup.h"
 
@@ -13,6 +14,11 @@ namespace pacer {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The budget that cuts a trial's evals under these rules; 0: none (v0.5, or no known budget).
+double scoring_budget(const RulesPreset& rules, const ScoringTarget& target) {
+  return rules.evals_past_budget_count || !(target.budget_sec > 0) ? 0.0 : target.budget_sec;
+}
 
 // The trial to plot: the earliest to reach the target, else the one with the best value.
 const TrialLog* pick_curve_trial(const std::vector<const TrialLog*>& trials, const std::vector<TrialTime>& times,
@@ -51,6 +57,29 @@ std::vector<CurvePoint> curve_of(const TrialLog* trial, const ScoringTarget& tar
     if (std::isfinite((*values)[i]) && std::isfinite((*times)[i])) points.push_back({(*times)[i], (*values)[i]});
   }
   return points;
+}
+
+// The pace over the scored workloads (a workload without logs costs the most), its ranks, and
+// the pace speedup against the reference.
+void add_paces(ScoreResult& result, std::map<std::string, size_t>& column, const std::string& reference) {
+  for (auto& sub : result.submissions) {
+    std::vector<double> costs;
+    for (const auto& base : result.base_workloads) {
+      const auto& cost = sub.workloads[column[base]].pace_cost;
+      costs.push_back(cost ? *cost : 1.0 + kPaceMaxGap);
+    }
+    sub.pace = costs.empty() ? 1.0 + kPaceMaxGap : geometric_mean(costs);
+  }
+  std::vector<double> paces;
+  for (const auto& sub : result.submissions) paces.push_back(sub.pace);
+  for (auto& sub : result.submissions) {
+    sub.pace_rank = 1 + static_cast<int>(std::count_if(paces.begin(), paces.end(), [&](double p) { return p < sub.pace; }));
+  }
+  if (reference.empty()) return;
+  for (const auto& ref : result.submissions) {
+    if (ref.name != reference) continue;
+    for (auto& sub : result.submissions) sub.pace_speedup = ref.pace / sub.pace;
+  }
 }
 
 }  // namespace
@@ -157,6 +186,17 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
   }
   input.held_out_variants = result.rules.held_out_variants;
   std::vector<double> max_step(result.workloads.size(), 0.0);
+  for (const auto& t : trials) {
+    if (const auto* steps = t.column("global_step")) {
+      for (double s : *steps) {
+        if (std::isfinite(s)) max_step[column[t.workload]] = std::max(max_step[column[t.workload]], s);
+      }
+    }
+  }
+  // The pace's budget per column: seconds, or in steps the most steps any trial logged.
+  for (size_t c = 0; c < result.workloads.size(); ++c) {
+    result.pace_budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
+  }
 
   for (const auto& name : submissions) {
     SubmissionScore sub;
@@ -169,31 +209,32 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
       if (wit != groups[name].end()) {
         std::vector<const TrialLog*> all;
         std::vector<TrialTime> all_times;
+        const double width = pace_width(target);
         for (const auto& [study, study_trials] : wit->second) {
           std::vector<TrialTime> times;
+          double study_cost = kInf;
           for (const TrialLog* t : study_trials) {
             TrialTime tt;
             try {
-              tt = trial_time_to_target(*t, target, options.time_axis);
+              tt = trial_time_to_target(*t, target, options.time_axis, scoring_budget(result.rules, target));
             } catch (const InputError& e) {
               if (!options.lenient) throw;
               tt = TrialTime{};  // explicit: not reached
               result.warnings.push_back(std::string(e.what()) + " (--lenient: counted as not reaching the target)");
             }
             times.push_back(tt);
-            if (const auto* steps = t->column("global_step")) {
-              for (double s : *steps) {
-                if (std::isfinite(s)) max_step[column[target.workload]] = std::max(max_step[column[target.workload]], s);
-              }
-            }
+            study_cost = std::min(study_cost, trial_pace_cost(*t, target, options.time_axis,
+                                                              result.pace_budgets[column[target.workload]], width));
           }
           ws.studies.push_back(study);
           ws.study_times.push_back(study_time_to_target(study_trials, times).time.time);
+          ws.study_pace_costs.push_back(study_cost);
           ws.trials += static_cast<int>(study_trials.size());
           all.insert(all.end(), study_trials.begin(), study_trials.end());
           all_times.insert(all_times.end(), times.begin(), times.end());
         }
         ws.time = median_time(ws.study_times);
+        ws.pace_cost = median_time(ws.study_pace_costs);
         const TrialLog* plotted = pick_curve_trial(all, all_times, target);
         if (plotted) ws.curve_source = plotted->source;
         ws.curve = curve_of(plotted, target, options.time_axis);
@@ -254,6 +295,7 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
     }
   }
 
+  add_paces(result, column, options.reference);
   std::stable_sort(result.submissions.begin(), result.submissions.end(),
                    [](const SubmissionScore& a, const SubmissionScore& b) { return a.score > b.score; });
   for (size_t i = 0; i < result.submissions.size(); ++i) {

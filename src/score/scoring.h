@@ -43,6 +43,9 @@ struct WorkloadScore {
   double scored_time = std::numeric_limits<double>::infinity();  // after the cut-offs
   double ratio = std::numeric_limits<double>::infinity();        // scored / fastest (base workloads)
   std::string reason;              // empty: counts in the profile; else why not
+  // The pace (score/pace.h): the median over studies of the study costs; nullopt: no logs.
+  std::optional<double> pace_cost;
+  std::vector<double> study_pace_costs;  // per study, same order as `studies`
   std::string curve_source;        // the trial plotted: earliest to target, else best value
   std::vector<CurvePoint> curve;   // (time, validation metric) of that trial
 };
@@ -52,6 +55,9 @@ struct SubmissionScore {
   int rank = 0;                    // 1 = best; equal scores share a rank
   double score = 0.0;
   std::optional<double> speedup;   // geometric-mean speedup vs ScoreResult::reference
+  double pace = 0.0;               // Pacer's second score (score/pace.h): lower is faster
+  int pace_rank = 0;               // 1 = the lowest pace; equal paces share a rank
+  std::optional<double> pace_speedup;  // pace(reference) / pace
   std::vector<double> rho;         // the performance profile on ScoreResult::tau
   std::vector<WorkloadScore> workloads;  // in ScoreResult::workloads order
   int reached() const;             // workloads whose time is finite
@@ -66,6 +72,7 @@ struct ScoreResult {
   std::vector<ScoringTarget> workloads;     // every column, sorted; budget_sec already multiplied
   std::vector<std::string> base_workloads;  // the scored ones (the profile's denominator)
   std::vector<double> tau;
+  std::vector<double> pace_budgets;         // per workload column: the pace's budget on the time axis
   std::vector<SubmissionScore> submissions; // leaderboard order
   std::vector<std::string> warnings;
 };

@@ -192,6 +192,15 @@ void TargetTable::override_from_file(const std::string& path) {
     } else if (const ScoringTarget* old = find(name)) {
       t.budget_sec = old->budget_sec;
     }
+    if (entry.contains("seed_sd")) {
+      if (!entry["seed_sd"].is_number() || !(entry["seed_sd"].get<double>() > 0) ||
+          !std::isfinite(entry["seed_sd"].get<double>())) {
+        throw InputError(where + ": \"seed_sd\" must be a finite number > 0 (the target's seed standard deviation)");
+      }
+      t.seed_sd = entry["seed_sd"];
+    } else if (const ScoringTarget* old = find(name)) {
+      t.seed_sd = old->seed_sd;
+    }
     if (entry.contains("base_workload")) {
       if (!entry["base_workload"].is_string()) throw InputError(where + ": \"base_workload\" must be a string");
       t.base_workload = entry["base_workload"];
@@ -247,6 +256,7 @@ void TargetTable::add_reference_file(const nlohmann::json& j, const std::string&
     ScoringTarget t = parse_entry(path + ": workload '" + name + "'", name, entry, kReferenceKeys);
     const ScoringTarget* old = find(name);
     t.budget_sec = old ? old->budget_sec : 0.0;
+    t.seed_sd = old ? old->seed_sd : 0.0;
     if (old) t.base_workload = old->base_workload;
     if (listed(bases, name)) {
       t.base_workload.clear();

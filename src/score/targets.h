@@ -26,6 +26,7 @@ struct ScoringTarget {
   bool higher_is_better = true;
   double validation_target = 0.0;
   double budget_sec = 0.0;       // external-tuning budget under the rules in use
+  double seed_sd = 0.0;          // seed sd of the target (score/pace.h); 0: unknown
   std::string base_workload;     // non-empty for a variant
   // Non-empty: these rules do not score the workload (a v0.5 variant not drawn as held-out, a
   // workload of another benchmark version); its logs are skipped with this reason, as the

@@ -15,8 +15,8 @@ class LocalRankSync : public RankSync {
   int rank() const override { return 0; }
   int world_size() const override { return 1; }
   void verify_identical_parameters(Network&) override {}
-  StepConsensus after_step(double loss, bool eval_due, bool stop_requested) override {
-    return {loss, eval_due, stop_requested};
+  StepConsensus after_step(double loss, bool eval_due, bool budget_spent, bool stop_requested) override {
+    return {loss, eval_due, budget_spent, stop_requested};
   }
   void before_eval(Network&) override {}
   EvalDecision share_decision(const EvalDecision& mine) override { return mine; }
@@ -51,14 +51,14 @@ class CollectiveRankSync : public RankSync {
 
   // One small allreduce per step: the loss sum, a non-finite flag, rank 0's eval clock and
   // anyone's stop request.
-  StepConsensus after_step(double loss, bool eval_due, bool stop_requested) override {
+  StepConsensus after_step(double loss, bool eval_due, bool budget_spent, bool stop_requested) override {
     const bool finite = std::isfinite(loss);
     at::Tensor flags = values({finite ? loss : 0.0, finite ? 0.0 : 1.0, lead() && eval_due ? 1.0 : 0.0,
-                               stop_requested ? 1.0 : 0.0});
+                               stop_requested ? 1.0 : 0.0, lead() && budget_spent ? 1.0 : 0.0});
     comm_.allreduce_sum(flags);
     flags = flags.cpu();
     const double* f = flags.data_ptr<double>();
-    return {f[1] > 0 ? NAN : f[0] / comm_.size(), f[2] > 0, f[3] > 0};
+    return {f[1] > 0 ? NAN : f[0] / comm_.size(), f[2] > 0, f[4] > 0, f[3] > 0};
   }
 
   // Batch-norm statistics were updated on each rank's shard: evaluate with their mean.

@@ -4,13 +4,14 @@
 // Local (one process): every call returns what it is given. Collective: small allreduces over the
 // processes' communicator, at the same points on every rank:
 //   - once at set-up: the initial parameters must be identical everywhere;
-//   - after every step: the global mean loss, whether rank 0's eval clock says an eval is due,
-//     and whether any rank was asked to stop (Ctrl-C reaches them at different steps);
+//   - after every step: the global mean loss, whether rank 0's eval clock says an eval is due
+//     and whether rank 0's budget is spent, and whether any rank was asked to stop (Ctrl-C
+//     reaches them at different steps);
 //   - before an eval: the model state (batch-norm statistics) becomes the mean over ranks;
 //   - after an eval: rank 0's decision (stop or go on, the targets reached so far).
 //
 //   auto sync = pacer::make_rank_sync(plan ? plan->communicator.get() : nullptr, device);
-//   pacer::StepConsensus c = sync->after_step(loss, eval_due, stop_requested);
+//   pacer::StepConsensus c = sync->after_step(loss, eval_due, budget_spent, stop_requested);
 #include <c10/core/Device.h>
 
 #include <memory>
@@ -25,6 +26,7 @@ namespace pacer {
 struct StepConsensus {
   double loss = 0.0;       // mean over ranks; NaN when any rank's loss is not finite
   bool eval_due = false;   // rank 0's schedule decides
+  bool budget_spent = false;  // rank 0's clock decides
   bool stop_requested = false;  // on any rank
 };
 
@@ -44,7 +46,7 @@ class RankSync {
 
   // Error on every rank (naming how many disagree) when the parameters differ from rank 0's.
   virtual void verify_identical_parameters(Network& network) = 0;
-  virtual StepConsensus after_step(double loss, bool eval_due, bool stop_requested) = 0;
+  virtual StepConsensus after_step(double loss, bool eval_due, bool budget_spent, bool stop_requested) = 0;
   virtual void before_eval(Network& network) = 0;
   // Rank 0 passes its decision; the others' argument is ignored and rank 0's comes back.
   virtual EvalDecision share_decision(const EvalDecision& mine) = 0;

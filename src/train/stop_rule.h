@@ -29,7 +29,7 @@ namespace pacer {
 // What a rule sees after a step.
 struct TrialProgress {
   const RunnerState& state;
-  bool time_remaining = true;     // updated at evals, as the budget is checked there
+  bool time_remaining = true;     // the budget is not spent (checked after every step and eval preparation)
   bool training_complete = false; // the algorithm's last update said so
   bool interrupted = false;       // a stop was requested (on any rank)
 };

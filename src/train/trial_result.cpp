@@ -32,7 +32,8 @@ void compute_targets(const WorkloadSpec& spec, TrialResult& r) {
   r.best_validation.reset();
   for (size_t i = 0; i < r.evals.size(); ++i) {
     const auto& e = r.evals[i];
-    // An eval after the budget ran out does not count (the runner only learns it is over at evals).
+    // An eval after the budget ran out does not count (the runner makes none since it stops at the
+    // budget; stores and logs written before hold such evals).
     if (r.time_budget > 0 && e.accumulated_submission_time > r.time_budget) break;
     auto v = e.metrics.find(val_key);
     if (v != e.metrics.end() && std::isfinite(v->second)) {

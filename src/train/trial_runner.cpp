@@ -262,10 +262,15 @@ TrialResult TrialLoop::run() {
     while (!stop_) {
       take_step();
       const bool stop_here = options_.stop_requested && options_.stop_requested->load();
-      const bool eval_due = schedule_->due(state_.step, step_end_, state_.last_eval_time, training_complete_);
-      const StepConsensus agreed = sync_->after_step(loss_, eval_due, stop_here);
+      // AlgoPerf's budget (its runner since v0.6): once the submission time is spent the trial
+      // ends, and no eval is made past the budget, so nothing measured after it can score.
+      const bool budget_spent = !(state_.accumulated_submission_time < state_.time_budget);
+      const bool eval_due =
+          !budget_spent && schedule_->due(state_.step, step_end_, state_.last_eval_time, training_complete_);
+      const StepConsensus agreed = sync_->after_step(loss_, eval_due, budget_spent, stop_here);
       loss_ = agreed.loss;
       interrupted_ = agreed.stop_requested;
+      time_remaining_ = !agreed.budget_spent;
       if (!std::isfinite(loss_)) {
         diverge("non-finite training loss at step " + std::to_string(state_.step));
         break;
@@ -311,6 +316,7 @@ EvalDecision TrialLoop::evaluate() {
   synchronize(device_);
   state_.accumulated_submission_time += clock_.now() - prepare_start;
   time_remaining_ = state_.accumulated_submission_time < state_.time_budget;
+  if (!time_remaining_) return EvalDecision{StopReason::budget};  // preparing spent the budget: no eval
 
   const double eval_start = clock_.now();
   EvalRecord record;

@@ -21,21 +21,36 @@ Hyperparameters map_point(const SearchSpace& space, const std::vector<double>& u
   return point;
 }
 
+// A double in [0, 1) from 53 random bits.
+double unit_double(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+// Seed 0: the reference sequence itself. Another seed: the same sequence under a random shift
+// per dimension, modulo 1 (a Cranley-Patterson rotation): each point is uniform over the unit
+// cube, the set keeps its low discrepancy, and two seeds give two independent sets of points
+// (before, the seed only reordered one set, so a "rerun" re-measured the same points).
 class HaltonSampler : public Sampler {
  public:
+  explicit HaltonSampler(uint64_t seed) : seed_(seed) {}
   std::string name() const override { return "halton"; }
   std::vector<Hyperparameters> sample(const SearchSpace& space, int64_t position, int64_t count) const override {
     require_dict(space, name());
     std::vector<Hyperparameters> out;
-    for (const auto& unit : halton_unit_points(static_cast<int>(space.dimensions.size()), position, count)) {
+    for (auto unit : halton_unit_points(static_cast<int>(space.dimensions.size()), position, count)) {
+      if (seed_ != 0) {
+        for (size_t d = 0; d < unit.size(); ++d) {
+          unit[d] += unit_double(derive_seed(derive_seed(seed_, kRotationStream), d));
+          if (unit[d] >= 1.0) unit[d] -= 1.0;
+        }
+      }
       out.push_back(map_point(space, unit));
     }
     return out;
   }
-};
 
-// A double in [0, 1) from 53 random bits.
-double unit_double(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+ private:
+  static constexpr uint64_t kRotationStream = 0x68616c746f6eULL;  // "halton": apart from the shuffle's seeds
+  uint64_t seed_;
+};
 
 class RandomSampler : public Sampler {
  public:
@@ -137,7 +152,7 @@ class ListSampler : public Sampler {
 std::vector<std::string> sampler_names() { return {"halton", "random", "grid", "list"}; }
 
 std::unique_ptr<Sampler> make_sampler(const std::string& name, const SamplerOptions& options) {
-  if (name == "halton" || name == "quasi_random") return std::make_unique<HaltonSampler>();
+  if (name == "halton" || name == "quasi_random") return std::make_unique<HaltonSampler>(options.seed);
   if (name == "random") return std::make_unique<RandomSampler>(options.seed);
   if (name == "grid") return std::make_unique<GridSampler>(options.grid_points);
   if (name == "list") return std::make_unique<ListSampler>();

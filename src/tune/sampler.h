@@ -2,7 +2,9 @@
 // Samplers of search-space points (torch-free). Each is a deterministic sequence: sample(space,
 // position, count) gives points position .. position+count-1, so studies can take consecutive,
 // distinct blocks of one sequence and a resumed run regenerates nothing differently.
-//   halton: the reference quasi-random sequence (tune/halton.h), mapped per dimension;
+//   halton: the reference quasi-random sequence (tune/halton.h), mapped per dimension; with a
+//           seed other than 0, the same sequence rotated by a seeded shift per dimension (fresh
+//           points, same low discrepancy; seed 0 reproduces the reference's points);
 //   random: uniform in the mapped space (log-uniform for log ranges), point i from its own seed;
 //   grid:   the cartesian product in key order (last key fastest), ranges at grid_points values;
 //   list:   the space's fixed points in order.
@@ -32,7 +34,7 @@ class Sampler {
 };
 
 struct SamplerOptions {
-  uint64_t seed = 0;    // random: the sequence; every sampler: the recorded shuffle of a study
+  uint64_t seed = 0;    // halton: the rotation (0: none); random: the sequence; every sampler: the recorded shuffle
   int grid_points = 3;  // grid: values per range dimension, both ends included
 };
 

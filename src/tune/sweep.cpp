@@ -28,6 +28,11 @@ nlohmann::ordered_json sweep_identity(const SweepSpec& s) {
   id["sampler_seed"] = s.sampler_options.seed;
   id["grid_points"] = s.sampler == "grid" ? s.sampler_options.grid_points : 0;
   id["seed"] = s.seed;
+  // Halton points of a seed other than 0 are rotated since this key was added: a store planned
+  // before holds other points under the same seed, so those studies are not this sweep's.
+  if (s.space && (s.sampler == "halton" || s.sampler == "quasi_random") && s.sampler_options.seed != 0) {
+    id["halton_rotation"] = 1;
+  }
   // The TrialSpec; the key predates the name and stays: renaming it would re-key every stored study.
   id["trial_settings"] = nlohmann::ordered_json::parse(s.trial.to_json());
   // An algorithm from a plugin: the library and its content, so a rebuilt library starts new
