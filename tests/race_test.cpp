@@ -476,5 +476,66 @@ TEST(BoardStability, ResamplingStudiesSeparatesClearLeadsFromTiesWithinTheNoise)
   EXPECT_NE(md.find("**external against rerun1** (3 algorithms"), std::string::npos) << md;
 }
 
+// Verdicts against the reference (docs/scoring.md, "How it will be judged"): an algorithm faster
+// in every study is faster in every resample and in a group of its own; one whose studies
+// straddle the reference's shares its group; the paces of two identical runs agree (rho = 1).
+TEST(BoardStability, VerdictsGiveSpeedupsWithIntervalsAndTheGroupsThePaceSeparates) {
+  const std::map<std::string, std::vector<double>> times = {
+      {"nadamw", {0.30, 0.31, 0.32}}, {"fast", {0.10, 0.11, 0.12}}, {"close", {0.28, 0.30, 0.34}}};
+  std::vector<TrialLog> trials;
+  const WorkloadSpec spec = workload_spec("fmnist_mlp");  // accuracy, max
+  for (const auto& [name, study_times] : times) {
+    for (size_t k = 0; k < study_times.size(); ++k) {
+      TrialLog t;
+      t.submission = name;
+      t.workload = spec.name;
+      t.study = static_cast<int>(k + 1);
+      t.source = name + "/study_" + std::to_string(k + 1);
+      t.rows = 2;
+      t.columns["validation/accuracy"] = {0.0, 1.0};  // crossing at t/2 + (t/2) x target
+      t.columns["score"] = {study_times[k] / 2, study_times[k]};
+      t.columns["global_step"] = {1, 100};
+      trials.push_back(t);
+    }
+  }
+  const std::vector<std::string> names = {"nadamw", "fast", "close"};
+  auto part = [&](const std::string& name, int rerun) {
+    BoardPartScores p;
+    p.part = BoardPart{name, Ruleset::external, rerun};
+    p.trials = trials;
+    p.names = names;
+    ScoreOptions options;
+    options.reference = "nadamw";
+    p.seconds = score_trials(trials, names, options);
+    return p;
+  };
+  BoardStabilityOptions options;
+  options.resamples = 300;
+  const BoardStability s = board_stability({part("external", 0), part("rerun1", 1)}, options);
+  const auto& verdicts = s.parts[0].verdicts;
+  ASSERT_EQ(verdicts.size(), 3u);
+  EXPECT_EQ(verdicts[0].name, "fast");  // in order of pace
+  EXPECT_EQ(verdicts[1].name, "close");
+  EXPECT_EQ(verdicts[2].name, "nadamw");
+  EXPECT_NEAR(verdicts[0].pace_speedup, 0.31 / 0.11, 1e-9);  // the crossing scales with t
+  EXPECT_NEAR(verdicts[0].speedup, 0.31 / 0.11, 1e-9);
+  EXPECT_GT(verdicts[0].pace_low, 1.0);
+  EXPECT_EQ(verdicts[0].pace_p_faster, 1.0);
+  EXPECT_EQ(verdicts[0].p_faster, 1.0);
+  EXPECT_LT(verdicts[1].pace_low, 1.0);  // close straddles nadamw
+  EXPECT_GT(verdicts[1].pace_high, 1.0);
+  EXPECT_GT(verdicts[1].pace_p_faster, 0.05);
+  EXPECT_LT(verdicts[1].pace_p_faster, 0.95);
+  EXPECT_EQ(verdicts[0].group, 1);
+  EXPECT_EQ(verdicts[1].group, 2);
+  EXPECT_EQ(verdicts[2].group, 2);
+  EXPECT_EQ(s.parts[0].groups, 2);
+  ASSERT_EQ(s.agreements.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.agreements[0].pace_spearman, 1.0);
+  const std::string md = board_stability_markdown(s);
+  EXPECT_NE(md.find("Verdicts against nadamw (2 groups separated at 95% by the pace"), std::string::npos) << md;
+  EXPECT_NE(md.find("By the pace: Spearman 1.000"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace pacer

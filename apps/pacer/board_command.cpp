@@ -56,9 +56,9 @@ int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
   if (!a->no_run) resolve_device(a->trial->spec.device);
-  make_store_folder(a->workers->store);
+  if (!a->no_run) make_store_folder(a->workers->store);
   StudyStore store(a->workers->store);
-  const BoardPlan plan = plan_board(store, setup.spec);
+  const BoardPlan plan = a->no_run ? find_board(store, setup.spec) : plan_board(store, setup.spec);  // --no-run: reads only
   auto [status, deadline_hit] = a->no_run ? std::pair{0, false} : run_workers(a, setup, plan, store, base_args, started);
   if (a->workers->is_worker()) return status;
   // ---- Outputs: what the store holds now, complete or not. The bootstrap takes tens of seconds.

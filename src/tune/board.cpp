@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "algorithms/plugin_loader.h"
@@ -134,22 +135,27 @@ BoardSweeps board_sweeps(const BoardSpec& spec) {
 
 void validate_board(const BoardSpec& spec) { board_sweeps(spec); }
 
-BoardPlan plan_board(StudyStore& store, const BoardSpec& spec) {
-  const BoardSweeps sweeps = board_sweeps(spec);
-  const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps.sweeps);
+namespace {
+
+// The studies of a plan grouped into its phases: part by part, study k of every algorithm x
+// workload before study k + 1. `studies` are in sweep order, each sweep's 1..N (some may be absent).
+BoardPlan phases_of(const BoardSpec& spec, const BoardSweeps& sweeps, const std::vector<StudyRecord>& studies) {
   BoardPlan plan;
   plan.parts = sweeps.parts;
-
-  // plan_sweeps returns each sweep's studies 1..N in sweep order: regroup them by (part, k).
+  std::map<std::string, size_t> part_of_sweep;  // a study's sweep identity -> its part
+  const std::vector<StudyDefinition> definitions = sweep_definitions(sweeps.sweeps);
+  size_t next = 0;
+  for (size_t i = 0; i < sweeps.sweeps.size(); ++i) {
+    for (int k = 0; k < sweeps.sweeps[i].studies; ++k) part_of_sweep[definitions[next++].sweep] = sweeps.part_of[i];
+  }
   std::vector<std::vector<std::vector<StudyRecord>>> by_part(plan.parts.size(),
                                                              std::vector<std::vector<StudyRecord>>(spec.studies));
-  size_t next = 0;
-  for (const size_t p : sweeps.part_of) {
-    for (int k = 0; k < spec.studies; ++k) {
-      if (next >= studies.size()) throw Error("board plan: the store returned fewer studies than planned");
-      const StudyRecord& s = studies[next++];
-      by_part[p][static_cast<size_t>(s.study_index - 1)].push_back(s);
+  for (const StudyRecord& s : studies) {
+    const auto part = part_of_sweep.find(s.sweep);
+    if (part == part_of_sweep.end() || s.study_index < 1 || s.study_index > spec.studies) {
+      throw Error("board plan: the store returned a study outside the plan (" + s.experiment + ")");
     }
+    by_part[part->second][static_cast<size_t>(s.study_index - 1)].push_back(s);
   }
   for (size_t p = 0; p < plan.parts.size(); ++p) {
     for (int k = 0; k < spec.studies; ++k) {
@@ -160,6 +166,22 @@ BoardPlan plan_board(StudyStore& store, const BoardSpec& spec) {
     }
   }
   return plan;
+}
+
+}  // namespace
+
+BoardPlan plan_board(StudyStore& store, const BoardSpec& spec) {
+  const BoardSweeps sweeps = board_sweeps(spec);
+  const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps.sweeps);
+  size_t planned = 0;
+  for (const auto& s : sweeps.sweeps) planned += static_cast<size_t>(s.studies);
+  if (studies.size() != planned) throw Error("board plan: the store returned fewer studies than planned");
+  return phases_of(spec, sweeps, studies);
+}
+
+BoardPlan find_board(const StudyStore& store, const BoardSpec& spec) {
+  const BoardSweeps sweeps = board_sweeps(spec);
+  return phases_of(spec, sweeps, find_sweep_studies(store, sweeps.sweeps));
 }
 
 double default_trial_cost_sec(const StudyRecord& study) {

@@ -78,6 +78,9 @@ std::pair<std::string, int> board_algorithm_of(const std::string& experiment);
 void validate_board(const BoardSpec& spec);
 // Validates, then creates or finds every study in one transaction.
 BoardPlan plan_board(StudyStore& store, const BoardSpec& spec);
+// The same plan as far as the store holds it, writing nothing (pacer board --no-run): studies not
+// stored (a part never started, or planned under other settings) are left out of their phases.
+BoardPlan find_board(const StudyStore& store, const BoardSpec& spec);
 
 // Where a board stands, and what the rest costs. The cost of a trial still to run is the mean
 // wall time of the finished trials of its workload and ruleset in the store (their whole trial:

@@ -65,20 +65,93 @@ std::map<std::string, const SubmissionScore*> by_name(const ScoreResult& r) {
   return out;
 }
 
-// The two rankings' correlation over the names both score.
-std::pair<double, double> correlation(const ScoreResult& a, const ScoreResult& b) {
+// The two rankings' correlation over the names both score (by AlgoPerf's score, or by the pace).
+std::pair<double, double> correlation(const ScoreResult& a, const ScoreResult& b, bool pace = false) {
   const auto in_b = by_name(b);
   std::vector<double> x, y;
   for (const auto& s : a.submissions) {
     if (auto it = in_b.find(s.name); it != in_b.end()) {
-      x.push_back(s.score);
-      y.push_back(it->second->score);
+      x.push_back(pace ? -s.pace : s.score);  // a lower pace ranks higher
+      y.push_back(pace ? -it->second->pace : it->second->score);
     }
   }
   return {spearman_rho(x, y), kendall_tau_b(x, y)};
 }
 
+double pace_of(const ScoreResult& r, const std::string& name) {
+  for (const auto& s : r.submissions) {
+    if (s.name == name) return s.pace;
+  }
+  return NAN;
+}
+
+double speedup_of(const ScoreResult& r, const std::string& name) {
+  for (const auto& s : r.submissions) {
+    if (s.name == name) return s.speedup ? *s.speedup : NAN;
+  }
+  return NAN;
+}
+
+double share_above_one(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  return static_cast<double>(std::count_if(values.begin(), values.end(), [](double v) { return v > 1; })) /
+         static_cast<double>(values.size());
+}
+
+// Verdicts against the reference and the groups by the pace (docs/scoring.md): in order of pace,
+// a new group starts at the first algorithm whose pace over the current group's first one has its
+// whole interval above 1.
+void add_verdicts(PartStability& part, const ScoreResult& board, const std::vector<ScoreResult>& replicates,
+                  const BoardStabilityOptions& options) {
+  if (std::isnan(pace_of(board, options.reference))) return;
+  std::vector<const SubmissionScore*> order;
+  for (const auto& s : board.submissions) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->pace < b->pace; });
+  std::string group_first;
+  int group = 0;
+  for (const SubmissionScore* s : order) {
+    Verdict v;
+    v.name = s->name;
+    v.speedup = s->speedup ? *s->speedup : NAN;
+    v.pace_speedup = pace_of(board, options.reference) / s->pace;
+    std::vector<double> speedups, paces, to_first;
+    for (const auto& r : replicates) {
+      speedups.push_back(speedup_of(r, s->name));
+      paces.push_back(pace_of(r, options.reference) / pace_of(r, s->name));
+      if (!group_first.empty()) to_first.push_back(pace_of(r, s->name) / pace_of(r, group_first));
+    }
+    std::tie(v.speedup_low, v.speedup_high) = interval(speedups, options.level);
+    std::tie(v.pace_low, v.pace_high) = interval(paces, options.level);
+    v.p_faster = share_above_one(speedups);
+    v.pace_p_faster = share_above_one(paces);
+    if (group_first.empty() || interval(to_first, options.level).first > 1) {
+      ++group;
+      group_first = s->name;
+    }
+    v.group = group;
+    part.verdicts.push_back(v);
+  }
+  part.groups = group;
+}
+
 std::string number(double v, const char* format = "%.3f") { return std::isnan(v) ? "-" : format_double(format, v); }
+
+std::string verdicts_markdown(const PartStability& p, const BoardStabilityOptions& options, const std::string& level) {
+  std::ostringstream out;
+  out << "Verdicts against " << options.reference << " (" << p.groups << " group" << (p.groups == 1 ? "" : "s")
+      << " separated at " << level << " by the pace; speedups with their " << level
+      << " bootstrap interval; P(faster): the share of resamples with a speedup above 1):\n\n"
+      << "| group | algorithm | pace speedup | interval | P(faster) | AlgoPerf speedup | interval | P(faster) |\n"
+      << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& v : p.verdicts) {
+    out << "| " << v.group << " | " << v.name << " | " << number(v.pace_speedup) << " | " << number(v.pace_low) << "-"
+        << number(v.pace_high) << " | " << format_double("%.0f%%", 100 * v.pace_p_faster) << " | " << number(v.speedup)
+        << " | " << number(v.speedup_low) << "-" << number(v.speedup_high) << " | "
+        << format_double("%.0f%%", 100 * v.p_faster) << " |\n";
+  }
+  out << "\n";
+  return out.str();
+}
 
 }  // namespace
 
@@ -98,6 +171,9 @@ BoardStability board_stability(const std::vector<BoardPartScores>& parts, const 
     s.score_options.rules = options.rules;
     s.score_options.self_tuning = p.part.ruleset == Ruleset::self;
     s.score_options.time_axis = TimeAxis::seconds;
+    if (std::find(p.names.begin(), p.names.end(), options.reference) != p.names.end()) {
+      s.score_options.reference = options.reference;
+    }
     scored.push_back(std::move(s));
   }
   std::mt19937_64 rng(options.seed);
@@ -135,6 +211,7 @@ BoardStability board_stability(const std::vector<BoardPartScores>& parts, const 
       const auto steps = by_name(*s.part->steps);
       for (const auto& sub : board.submissions) part.changed_rank += steps.at(sub.name)->rank != sub.rank;
     }
+    add_verdicts(part, board, s.replicates, options);
     stability.parts.push_back(std::move(part));
   }
 
@@ -158,6 +235,12 @@ BoardStability board_stability(const std::vector<BoardPartScores>& parts, const 
     }
     std::tie(a.spearman_low, a.spearman_high) = interval(rhos, options.level);
     std::tie(a.kendall_low, a.kendall_high) = interval(taus, options.level);
+    a.pace_spearman = correlation(*external->part->seconds, *s.part->seconds, true).first;
+    std::vector<double> pace_rhos;
+    for (size_t r = 0; r < s.replicates.size(); ++r) {
+      pace_rhos.push_back(correlation(external->replicates[r], s.replicates[r], true).first);
+    }
+    std::tie(a.pace_spearman_low, a.pace_spearman_high) = interval(pace_rhos, options.level);
     stability.agreements.push_back(a);
   }
   return stability;
@@ -187,12 +270,14 @@ std::string board_stability_markdown(const BoardStability& stability) {
     out << "\nBy seconds against by steps: Spearman " << number(p.seconds_steps_spearman) << ", Kendall "
         << number(p.seconds_steps_kendall) << "; " << p.changed_rank << " of " << p.ranks.size()
         << " algorithms change rank.\n\n";
+    if (!p.verdicts.empty()) out << verdicts_markdown(p, stability.options, level);
   }
   for (const auto& a : stability.agreements) {
     out << "**" << a.first << " against " << a.second << "** (" << a.algorithms << " algorithms, scores by seconds): "
         << "Spearman " << number(a.spearman) << " (" << level << " interval " << number(a.spearman_low) << " to "
         << number(a.spearman_high) << "), Kendall " << number(a.kendall) << " (" << number(a.kendall_low) << " to "
-        << number(a.kendall_high) << ").\n\n";
+        << number(a.kendall_high) << "). By the pace: Spearman " << number(a.pace_spearman) << " (" << level
+        << " interval " << number(a.pace_spearman_low) << " to " << number(a.pace_spearman_high) << ").\n\n";
   }
   return out.str();
 }
@@ -214,6 +299,15 @@ std::string board_stability_json(const BoardStability& stability) {
       part["ranks"].push_back({{"name", r.name}, {"rank", r.rank}, {"score", r.score}, {"rank_low", r.low},
                                {"rank_high", r.high}, {"above_next", r.above_next}});
     }
+    part["groups"] = p.groups;
+    part["verdicts"] = nlohmann::json::array();
+    for (const auto& v : p.verdicts) {
+      part["verdicts"].push_back({{"name", v.name}, {"group", v.group}, {"pace_speedup", value(v.pace_speedup)},
+                                  {"pace_speedup_low", value(v.pace_low)}, {"pace_speedup_high", value(v.pace_high)},
+                                  {"pace_p_faster", v.pace_p_faster}, {"speedup", value(v.speedup)},
+                                  {"speedup_low", value(v.speedup_low)}, {"speedup_high", value(v.speedup_high)},
+                                  {"p_faster", v.p_faster}});
+    }
     j["parts"].push_back(part);
   }
   j["agreements"] = nlohmann::json::array();
@@ -221,7 +315,9 @@ std::string board_stability_json(const BoardStability& stability) {
     j["agreements"].push_back({{"first", a.first}, {"second", a.second}, {"algorithms", a.algorithms},
                                {"spearman", value(a.spearman)}, {"spearman_low", value(a.spearman_low)},
                                {"spearman_high", value(a.spearman_high)}, {"kendall", value(a.kendall)},
-                               {"kendall_low", value(a.kendall_low)}, {"kendall_high", value(a.kendall_high)}});
+                               {"kendall_low", value(a.kendall_low)}, {"kendall_high", value(a.kendall_high)},
+                               {"pace_spearman", value(a.pace_spearman)}, {"pace_spearman_low", value(a.pace_spearman_low)},
+                               {"pace_spearman_high", value(a.pace_spearman_high)}, {"reference", stability.options.reference}});
   }
   return j.dump(2) + "\n";
 }

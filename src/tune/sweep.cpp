@@ -72,9 +72,8 @@ uint64_t trial_seed(uint64_t seed, int study, int64_t index) {
   return derive_seed(derive_seed(seed, static_cast<uint64_t>(study)), static_cast<uint64_t>(index));
 }
 
-std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepSpec>& sweeps) {
+std::vector<StudyDefinition> sweep_definitions(const std::vector<SweepSpec>& sweeps) {
   std::vector<StudyDefinition> definitions;
-  std::vector<const SweepSpec*> owners;
   for (const auto& s : sweeps) {
     validate_sweep(s);
     const auto sweep_id = sweep_identity(s);
@@ -95,11 +94,28 @@ std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepS
       d.trial_spec = s.trial.to_json();
       d.trials = s.trials;
       definitions.push_back(d);
-      owners.push_back(&s);
     }
   }
+  return definitions;
+}
+
+std::vector<StudyRecord> find_sweep_studies(const StudyStore& store, const std::vector<SweepSpec>& sweeps) {
+  std::map<std::string, StudyRecord> stored;
+  for (auto& study : store.studies()) stored.emplace(study.identity, study);
+  std::vector<StudyRecord> found;
+  for (const auto& d : sweep_definitions(sweeps)) {
+    if (auto it = stored.find(d.identity); it != stored.end()) found.push_back(it->second);
+  }
+  return found;
+}
+
+std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepSpec>& sweeps) {
+  const std::vector<StudyDefinition> definitions = sweep_definitions(sweeps);
   std::map<std::string, const SweepSpec*> by_identity;
-  for (size_t i = 0; i < definitions.size(); ++i) by_identity[definitions[i].identity] = owners[i];
+  size_t next = 0;
+  for (const auto& s : sweeps) {
+    for (int k = 0; k < s.studies; ++k) by_identity[definitions[next++].identity] = &s;
+  }
 
   auto make_trials = [&](const StudyRecord& study, int64_t first_index, int64_t count,
                          int64_t first_position) -> std::vector<NewTrial> {

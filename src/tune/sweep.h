@@ -42,6 +42,13 @@ void validate_sweep(const SweepSpec& sweep);
 // store write, then creates or extends their studies in one transaction. InputError on bad input.
 std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepSpec>& sweeps);
 
+// The studies these sweeps plan, as they are stored, without touching a store (validates first).
+std::vector<StudyDefinition> sweep_definitions(const std::vector<SweepSpec>& sweeps);
+
+// The stored studies of these sweeps that exist, in sweep order, creating nothing: what a command
+// that only reads (pacer board --no-run) sees of a plan.
+std::vector<StudyRecord> find_sweep_studies(const StudyStore& store, const std::vector<SweepSpec>& sweeps);
+
 // The trial seed of trial `index` (1-based) of study `study` (1-based).
 uint64_t trial_seed(uint64_t seed, int study, int64_t index);
 
