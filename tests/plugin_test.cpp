@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <nlohmann/json.hpp>
 
 #include "runtime/torch_runtime.h"
 #include "store/study_store.h"
@@ -180,12 +181,22 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   r = sh(pacer_bin + " board -a momentum -w synthetic_regression --rulesets external --reruns 0 --studies 3 --trials 3 "
          "--spaces '" + spaces + "' -q --store '" + board + "' --out '" + dir_ + "/board'" + budget);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // A second workload on that board (a few steps a trial), which the newcomer does not run: it is
+  // scored over the one workload it ran, everyone else too.
+  r = sh(pacer_bin + " board -a momentum -w fmnist_mlp --rulesets external --reruns 0 --studies 3 --trials 1 "
+         "--max-steps 3 --spaces '" + spaces + "' -q --store '" + board + "' --out '" + dir_ + "/board2'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   r = sh(pacer_bin + " board -a '" + library + "' --space signum='" + PACER_SOURCE_DIR +
          "/examples/algorithm_plugin/signum_space.json' --against '" + board + "' --studies 3 --trials 3 -q --store '" +
-         newcomer + "' --out '" + dir_ + "/newcomer'" + budget);
+         newcomer + "' --out '" + dir_ + "/newcomer' -w synthetic_regression" + budget);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("signum, external: rank "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("signum, external (1 workload: synthetic_regression): rank "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 2, score "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; by steps: rank "), std::string::npos) << r.out;
+  {
+    const auto scores = nlohmann::json::parse(testing::read_file(dir_ + "/newcomer/external/seconds/scores.json"));
+    EXPECT_EQ(scores["base_workloads"], nlohmann::json::array({"synthetic_regression"})) << scores.dump();
+  }
   // Its step cost beside the board's algorithm's, read from the --against store.
   const std::string costs = testing::read_file(dir_ + "/newcomer/step_costs.csv");
   EXPECT_NE(costs.find("\nsignum,synthetic_regression,"), std::string::npos) << costs;

@@ -1,5 +1,7 @@
 #include "tune/board_request.h"
 
+#include "core/format.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -133,20 +135,50 @@ BoardResults board_results(const StudyStore& store, const BoardPlan& plan, const
   return results;
 }
 
+namespace {
+
+std::string verdict_line(const Verdict& v, const PartStability& part, const std::string& reference) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s against %s: pace speedup %.3fx (95%% interval %.3f-%.3f, faster in %.0f%% of resamples), AlgoPerf "
+                "speedup %.3fx (%.3f-%.3f, %.0f%%); group %d of %d by the pace",
+                v.name.c_str(), reference.c_str(), v.pace_speedup, v.pace_low, v.pace_high, 100 * v.pace_p_faster,
+                v.speedup, v.speedup_low, v.speedup_high, 100 * v.p_faster, v.group, part.groups);
+  return line;
+}
+
+}  // namespace
+
 std::vector<std::string> newcomer_rank_lines(const BoardResults& results, const std::vector<std::string>& names) {
   std::vector<std::string> lines;
   for (const auto& p : results.parts) {
     if (!p.seconds) continue;
+    std::string workloads;
+    for (const auto& w : p.seconds->base_workloads) workloads += " " + w;
     for (const auto& sub : p.seconds->submissions) {
       if (std::find(names.begin(), names.end(), sub.name) == names.end()) continue;
-      char line[512];
-      int n = std::snprintf(line, sizeof line, "%s, %s: rank %d of %zu, score %.4f (seconds, %s clock)", sub.name.c_str(),
-                            p.part.name.c_str(), sub.rank, p.seconds->submissions.size(), sub.score,
-                            p.seconds->clock.c_str());
-      if (sub.speedup && n > 0 && static_cast<size_t>(n) < sizeof line)
-        std::snprintf(line + n, sizeof line - static_cast<size_t>(n),
-                      ", %.3fx NAdamW's speed (geometric mean over workloads)", *sub.speedup);
+      const size_t n = p.seconds->base_workloads.size();
+      std::string line = sub.name + ", " + p.part.name + " (" + std::to_string(n) + (n == 1 ? " workload:" : " workloads:") +
+                         workloads + "): rank " + std::to_string(sub.rank) + " of " +
+                         std::to_string(p.seconds->submissions.size()) + ", score " + format_double("%.4f", sub.score) +
+                         " (seconds, " + p.seconds->clock + " clock), pace " + format_double("%.4f", sub.pace) +
+                         " (pace rank " + std::to_string(sub.pace_rank) + ")";
+      if (sub.speedup) line += ", " + format_double("%.3f", *sub.speedup) + "x NAdamW's speed";
+      if (p.steps) {  // hardware- and language-independent: a Python step costs more than a C++ one
+        for (const auto& s : p.steps->submissions) {
+          if (s.name != sub.name) continue;
+          line += "; by steps: rank " + std::to_string(s.rank);
+          if (s.speedup) line += ", " + format_double("%.3f", *s.speedup) + "x";
+        }
+      }
       lines.push_back(line);
+      if (!results.stability) continue;
+      for (const auto& part : results.stability->parts) {
+        if (part.part != p.part.name) continue;
+        for (const auto& v : part.verdicts) {
+          if (v.name == sub.name) lines.push_back(verdict_line(v, part, results.stability->options.reference));
+        }
+      }
     }
   }
   return lines;

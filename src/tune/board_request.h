@@ -86,8 +86,11 @@ struct BoardResults {
 BoardResults board_results(const StudyStore& store, const BoardPlan& plan, const BoardSetup& setup,
                            int bootstrap_resamples);
 
-// A newcomer's place among the board's, per part: "signum, external: rank 3 of 16, score 0.6120
-// (seconds, cpu clock), 1.213x NAdamW's speed (geometric mean over workloads)".
+// A newcomer's place among the board's, per part: "signum, external (2 workloads: fmnist_mlp
+// synthetic_regression): rank 3 of 16, score 0.6120 (seconds, cpu clock), 1.213x NAdamW's speed;
+// by steps: rank 5, 0.933x", then, with a bootstrap, its verdict: "signum against nadamw: pace
+// speedup 1.41x (95% interval 1.08-1.90, faster in 99% of resamples), AlgoPerf speedup 1.21x
+// (0.85-1.60, 80%); group 2 of 4 by the pace".
 std::vector<std::string> newcomer_rank_lines(const BoardResults& results, const std::vector<std::string>& names);
 
 }  // namespace pacer

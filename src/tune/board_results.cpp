@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/format.h"
@@ -133,8 +134,14 @@ std::vector<BoardPartScores> score_board(const std::string& store_location, cons
     if (!cache) cache = StoreSource({store_location}, self_tuning).trials();
     std::vector<TrialLog> trials = part_trials(*cache, part, names);
     if (against) {
-      const auto theirs = part_trials(self_tuning ? against->self : against->external, part, against->names);
-      trials.insert(trials.end(), theirs.begin(), theirs.end());
+      // Everyone over the same workloads: the compared board's trials on this run's workloads only
+      // (a newcomer run with -w on two workloads is not scored against others' five).
+      std::set<std::string> workloads;
+      for (const auto& phase : plan.phases)
+        for (const auto& study : phase.studies) workloads.insert(study.workload);
+      for (const auto& t : part_trials(self_tuning ? against->self : against->external, part, against->names)) {
+        if (workloads.count(t.workload)) trials.push_back(t);
+      }
     }
     if (!trials.empty()) {
       ScoreOptions options;
