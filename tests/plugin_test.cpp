@@ -188,7 +188,7 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   r = sh(pacer_bin + " board -a '" + library + "' --space signum='" + PACER_SOURCE_DIR +
          "/examples/algorithm_plugin/signum_space.json' --against '" + board + "' --studies 3 --trials 3 -q --store '" +
-         newcomer + "' --out '" + dir_ + "/newcomer' -w synthetic_regression" + budget);
+         newcomer + "' --out '" + dir_ + "/newcomer' -w synthetic_regression --race-cutoff" + budget);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("signum, external (1 workload: synthetic_regression): rank "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" of 2, score "), std::string::npos) << r.out;

@@ -125,6 +125,7 @@ class RaceTest : public ::testing::Test {
     const auto studies = plan_sweeps(store, planned.empty() ? sweeps() : planned);
     WorkerOptions options;
     options.race = race;
+    options.race_cutoff = race;  // AlgoPerf's score is unchanged by both rules (the pace by the first)
     options.race_bounds = std::move(bounds);
     options.make_trial_clock = [] { return std::make_unique<ReadingCountClock>(); };
     r.report = run_tuning_worker(r.store, studies, options);

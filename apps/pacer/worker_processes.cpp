@@ -26,6 +26,7 @@ WorkerOptions LocalWorkerArgs::worker_options(const std::atomic<bool>* stop_requ
   options.progress = progress;
   options.label = worker_label;
   options.race = !no_race;
+  options.race_cutoff = race_cutoff && !no_race;
   return options;
 }
 
@@ -48,8 +49,11 @@ void add_local_worker_options(CLI::App& app, const std::shared_ptr<LocalWorkerAr
       ->check(positive_number())->capture_default_str();
   app.add_option("--heartbeat", a->heartbeat, "Lease renewal period in seconds (default: lease / 6)")->check(positive_number());
   app.add_flag("--no-race", a->no_race,
-               "Run every trial to its target or budget (default: stop a trial once it can no longer change a score: "
-               "past its study's best or 4x the fastest; scores and best trials are the same either way)");
+               "Run every trial to its target or budget (default: stop a trial once it can no longer become its "
+               "study's best; scores and best trials are the same either way)");
+  app.add_flag("--race-cutoff", a->race_cutoff,
+               "Also stop a trial past 4x the fastest time on its workload (AlgoPerf's score is the same; the pace "
+               "may not be)");
   app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
       ->group("");  // internal
 }

@@ -28,13 +28,13 @@
 
 namespace pacer::cli {
 
-// --store, --workers, --threads, --lease, --heartbeat, --no-race and the hidden --worker-label
+// --store, --workers, --threads, --lease, --heartbeat, --no-race, --race-cutoff and the hidden --worker-label
 // that a spawned worker gets. Set the defaults before binding (they show in --help).
 struct LocalWorkerArgs {
   std::string store, worker_label;
   int workers = 1, threads = 0;
   double lease = 60.0, heartbeat = 0.0;  // heartbeat 0: lease / 6
-  bool no_race = false;
+  bool no_race = false, race_cutoff = false;
 
   bool is_worker() const { return !worker_label.empty(); }
   // Spawned workers share one terminal: plain lines, no redrawn bars.

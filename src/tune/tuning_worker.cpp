@@ -266,8 +266,9 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
         trial_options.extra_stop_rules.push_back(stop_when_outraced(workload->spec(), best_index));
       }
       auto fastest = std::make_shared<FastestBound>();
-      const bool periodic = trial_options.spec.eval_every_steps == 0 && trial_options.spec.eval_at_steps.empty() &&
-                            options.checkpoint_every_steps == 0 && options.checkpoint_every_sec == 0;
+      const bool periodic = options.race_cutoff && trial_options.spec.eval_every_steps == 0 &&
+                            trial_options.spec.eval_at_steps.empty() && options.checkpoint_every_steps == 0 &&
+                            options.checkpoint_every_sec == 0;
       if (periodic) {
         trial_options.extra_stop_rules.push_back(
             stop_past_the_cutoff(workload->spec(), workload->spec().eval_period_sec, fastest));

@@ -43,9 +43,12 @@ struct WorkerOptions {
   // best (train/stop_rule.h, stop_when_outraced), by the bound the study's finished trials set in
   // the store, which every worker reads at each eval. Scores and best trials are unchanged.
   bool race = false;
-  // With race: also stop a trial past AlgoPerf's 4x cut-off of the fastest time that the other
-  // experiments in the store (tune/race_bounds.h) and these fixed times (boards given with
-  // --against) set on its workload; any ruleset. Null: the store's experiments only.
+  // With race and race_cutoff: also stop a trial past AlgoPerf's 4x cut-off of the fastest time
+  // that the other experiments in the store (tune/race_bounds.h) and these fixed times (boards
+  // given with --against) set on its workload; any ruleset. Null: the store's experiments only.
+  // Off by default: AlgoPerf's score is unchanged by it, but the pace (score/pace.h) is not (a
+  // cut trial might have reached before its budget, a cost below 1 instead of above).
+  bool race_cutoff = false;
   std::shared_ptr<const RaceBounds> race_bounds;
   // Tests: the clock each trial is timed by (e.g. one that makes times deterministic); empty:
   // the trial spec's clock.
