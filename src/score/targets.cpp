@@ -118,6 +118,17 @@ ScoringTarget parse_entry(const std::string& where, const std::string& name, con
   return t;
 }
 
+// entry[key] when given (a finite number > 0, else InputError naming it and its unit), else `otherwise`.
+double positive_or(const nlohmann::json& entry, const char* key, const std::string& where, const char* unit,
+                   double otherwise) {
+  if (!entry.contains(key)) return otherwise;
+  const auto& v = entry[key];
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+    throw InputError(where + ": \"" + key + "\" must be a finite number > 0 (" + unit + ")");
+  }
+  return v.get<double>();
+}
+
 std::vector<std::string> string_list(const nlohmann::json& j, const std::string& key, const std::string& path) {
   std::vector<std::string> out;
   if (!j.contains(key)) return out;
@@ -183,24 +194,9 @@ void TargetTable::override_from_file(const std::string& path) {
   for (const auto& [name, entry] : j.items()) {
     const std::string where = path + ": workload '" + name + "'";
     ScoringTarget t = parse_entry(where, name, entry, kPacerKeys);
-    if (entry.contains("budget")) {
-      if (!entry["budget"].is_number() || !(entry["budget"].get<double>() > 0) ||
-          !std::isfinite(entry["budget"].get<double>())) {
-        throw InputError(where + ": \"budget\" must be a finite number > 0 (seconds)");
-      }
-      t.budget_sec = entry["budget"];
-    } else if (const ScoringTarget* old = find(name)) {
-      t.budget_sec = old->budget_sec;
-    }
-    if (entry.contains("seed_sd")) {
-      if (!entry["seed_sd"].is_number() || !(entry["seed_sd"].get<double>() > 0) ||
-          !std::isfinite(entry["seed_sd"].get<double>())) {
-        throw InputError(where + ": \"seed_sd\" must be a finite number > 0 (the target's seed standard deviation)");
-      }
-      t.seed_sd = entry["seed_sd"];
-    } else if (const ScoringTarget* old = find(name)) {
-      t.seed_sd = old->seed_sd;
-    }
+    const ScoringTarget* old = find(name);
+    t.budget_sec = positive_or(entry, "budget", where, "seconds", old ? old->budget_sec : 0.0);
+    t.seed_sd = positive_or(entry, "seed_sd", where, "the target's seed standard deviation", old ? old->seed_sd : 0.0);
     if (entry.contains("base_workload")) {
       if (!entry["base_workload"].is_string()) throw InputError(where + ": \"base_workload\" must be a string");
       t.base_workload = entry["base_workload"];
