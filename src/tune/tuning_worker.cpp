@@ -266,23 +266,24 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
         trial_options.extra_stop_rules.push_back(stop_when_outraced(workload->spec(), best_index));
       }
       auto fastest = std::make_shared<FastestBound>();
-      const bool periodic = options.race_cutoff && trial_options.spec.eval_every_steps == 0 &&
+      // The 4x cut-off: asked for, and evals by time (its bound needs the eval period).
+      const bool cutoff = options.race_cutoff && trial_options.spec.eval_every_steps == 0 &&
                             trial_options.spec.eval_at_steps.empty() && options.checkpoint_every_steps == 0 &&
                             options.checkpoint_every_sec == 0;
-      if (periodic) {
+      if (cutoff) {
         trial_options.extra_stop_rules.push_back(
             stop_past_the_cutoff(workload->spec(), workload->spec().eval_period_sec, fastest));
       }
       const RaceBounds no_fixed;
       auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
-      refresh_bound = [&store, &timed, &options, best_index, fastest, periodic, last_cutoff_read, no_fixed, study] {
+      refresh_bound = [&store, &timed, &options, best_index, fastest, cutoff, last_cutoff_read, no_fixed, study] {
         if (best_index) {
           std::optional<int64_t> best;
           timed([&] { best = store.best_eval_index_to_target(study.id); });
           best_index->store(best ? *best : -1);
         }
         const auto now = std::chrono::steady_clock::now();
-        if (periodic && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
+        if (cutoff && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
           *last_cutoff_read = now;
           FastestTimes f;
           timed([&] { f = (options.race_bounds ? *options.race_bounds : no_fixed).fastest(store, study); });
