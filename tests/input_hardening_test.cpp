@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -141,7 +142,8 @@ TEST_F(HardeningCliTest, StudyDeleteAsksForYesThenRemovesTheStudy) {
   expect_input_error("study delete '" + store + "' sgd/synthetic_regression/study_2", "give --yes");
   const auto r = pacer("study delete '" + store + "' sgd/synthetic_regression/study_2 --yes");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("deleted 1 studies (sgd/synthetic_regression/study_2) and their 1 trials"), std::string::npos)
+  EXPECT_NE(r.out.find("deleted 1 studies (sgd/synthetic_regression/study_2 (self, id 2)) and their 1 trials"),
+            std::string::npos)
       << r.out;
   const auto list = pacer("study show '" + store + "' --json");
   EXPECT_EQ(list.out.find("study_2"), std::string::npos) << list.out;
@@ -158,6 +160,49 @@ TEST_F(HardeningCliTest, StudyDeleteAsksForYesThenRemovesTheStudy) {
   expect_input_error("study export '" + store + "' ''", "the study selector is empty");
   EXPECT_NE(pacer("study show '" + store + "' --json").out.find("study_1"), std::string::npos);  // still there
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/copy.db"));
+  // The external and the self-tuning study of one name: delete asks which (by id), naming both.
+  std::ofstream(dir_ + "/space.json") << R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}})";
+  ASSERT_EQ(pacer("tune -w synthetic_regression -a sgd --space '" + dir_ + "/space.json' --studies 1 --trials 1 "
+                  "--max-steps 5 --eval-every 5 --threads 1 -q --store '" + store + "'").code, 0);
+  const auto both = pacer("study delete '" + store + "' sgd/synthetic_regression/study_1 --yes");
+  EXPECT_EQ(both.code, 2) << both.err;
+  std::smatch external;
+  ASSERT_TRUE(std::regex_search(both.err, external, std::regex(
+      R"(names 2 studies: sgd/synthetic_regression/study_1 \(self, id 1\), sgd/synthetic_regression/study_1 \(external, id (\d+)\); give the id)")))
+      << both.err;
+  EXPECT_EQ(pacer("study delete '" + store + "' " + external[1].str() + " --yes").code, 0);
+  EXPECT_NE(pacer("study show '" + store + "' --json").out.find("study_1"), std::string::npos);  // the self one stays
+}
+
+// Commands that only read never write a store: an older store (schema 1, the fixture of
+// TrialSpecJson) is read through an upgraded copy in memory and stays byte for byte as it was;
+// `pacer study upgrade` (or a command that writes) upgrades it. An export never replaces a
+// store, and a store scored twice (or a study in two stores) is refused, not merged.
+TEST_F(HardeningCliTest, ReadCommandsNeverWriteAStore) {
+  const std::string old = dir_ + "/old.db";
+  std::filesystem::copy_file(std::string(PACER_SOURCE_DIR) + "/tests/data/store_before_trial_spec.db", old);
+  const std::string before = testing::read_file(old);
+  const auto list = pacer("study list '" + old + "'");
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find("nadamw"), std::string::npos) << list.out;
+  EXPECT_EQ(pacer("score '" + old + "' --time steps").code, 0);
+  expect_input_error("study delete '" + old + "' nadamw", "give --yes");
+  expect_input_error("study export '" + old + "' --csv -o '" + old + "'", "a SQLite database, not replaced");
+  expect_input_error("score '" + old + "' '" + old + "'", "given twice");
+  EXPECT_EQ(testing::read_file(old), before) << "a command that only reads changed the store";
+  const auto copied = pacer("study copy '" + old + "' '" + dir_ + "/copy.db'");
+  ASSERT_EQ(copied.code, 0) << copied.err;
+  expect_input_error("score '" + old + "' '" + dir_ + "/copy.db'", "is in both");
+  EXPECT_EQ(testing::read_file(old), before);
+  const auto upgrade = pacer("study upgrade '" + old + "'");
+  EXPECT_EQ(upgrade.code, 0) << upgrade.err;
+  EXPECT_NE(upgrade.out.find(", upgraded from 1"), std::string::npos) << upgrade.out;
+  EXPECT_NE(testing::read_file(old), before);
+  EXPECT_NE(pacer("study upgrade '" + old + "'").out.find("already, nothing to upgrade"), std::string::npos);
+  // What is not a store is named as such, whichever way it is not.
+  std::ofstream(dir_ + "/empty.db").close();
+  expect_input_error("score '" + dir_ + "/missing.db'", "no such file or folder");
+  expect_input_error("score '" + dir_ + "/empty.db'", "an empty file");
 }
 
 // What an output path is stays what it is: a link is followed (its target written, the link
@@ -293,7 +338,7 @@ TEST_F(HardeningCliTest, OutputsAreCheckedFirstAndMessagesSayWhatIsWrong) {
   expect_input_error("run" + quick_ + " --hparams '" + dir_ + "/folder'", "is a folder, not a file");
   expect_input_error("tune -w synthetic_regression -a sgd --space '" + dir_ + "/folder' --store '" + dir_ + "/u.db'",
                      "is a folder, not a file");
-  expect_input_error("run -w synthetic_regression -a '" + dir_ + "/folder' --max-steps 5", "is a folder; give the plugin's .so");
+  expect_input_error("run -w synthetic_regression -a '" + dir_ + "/folder' --max-steps 5", "is a folder without submission.py");
   expect_input_error("run -w synthetic_regression -a /dev/null --max-steps 5", "is not a regular file");
   expect_input_error("report '" + store + "'", "pacer score STORE --out DIR, then pacer report DIR");
   expect_input_error("study frob '" + store + "'", "unknown subcommand 'frob' of 'pacer study'");

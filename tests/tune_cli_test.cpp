@@ -254,6 +254,27 @@ TEST_F(TuneCliTest, TwoWorkersOneKilledTheOtherFinishesTheStudy) {
   EXPECT_EQ(attempts, 2 * 3 + 1) << "exactly the killed worker's trial runs twice";
 }
 
+// kill -9 of the command that started the workers: each worker stops as on Ctrl-C, releasing its
+// trial, instead of running the rest of the study unseen beside the next run's workers.
+TEST_F(TuneCliTest, WorkersStopWhenTheCommandThatStartedThemIsKilled) {
+  const pid_t parent = start(tune_args(2, 3, 200000) + " --workers 2", "p");  // trials of seconds: still running
+  wait_until([](const Snapshot& s) { return s.running_with_evals >= 2; });
+  ASSERT_EQ(kill(parent, SIGKILL), 0);
+  wait_exit(parent);
+  // pgrep's pattern in brackets does not match the shell running it.
+  const std::string workers_alive = "pgrep -f -- '[-]-store " + store_ + "' >/dev/null";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::system(workers_alive.c_str()) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(std::system(workers_alive.c_str()), 0) << "a worker outlived the command that started it";
+  const Snapshot after = snapshot();
+  int interrupted = 0;
+  for (const auto& [id, t] : after.trials) interrupted += t.status == StoredTrialStatus::interrupted;
+  EXPECT_EQ(interrupted, 2) << "each worker released its trial";
+  EXPECT_LT(after.complete, 6);
+}
+
 TEST_F(TuneCliTest, WorkersFlagRunsSeveralProcessesOnOneStudy) {
   auto r = pacer(tune_args(1, 4, kShort) + " --workers 2");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -4,6 +4,7 @@
 // stopped by a deadline while its progress reporter reads the store. In process, these are what
 // the ThreadSanitizer stage runs for the workers' threads (scripts/sanitize.sh); the commands'
 // process-level behaviour (kill -9, Ctrl-C, --workers) stays in tune_cli_test.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "core/deadline_watch.h"
 #include "core/error.h"
+#include "runtime/global_generator_lease.h"
 #include "store/study_store.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
@@ -40,6 +42,10 @@ class TuningWorkerThreads : public ::testing::Test {
 
   // STUDIES x TRIALS trials of sgd, STEPS steps each with evals every EVERY steps, targets ignored.
   std::vector<StudyRecord> plan(int studies, int64_t trials, int64_t steps, int64_t every) const {
+    return plan_in(store_, studies, trials, steps, every);
+  }
+  std::vector<StudyRecord> plan_in(const std::string& path, int studies, int64_t trials, int64_t steps,
+                                   int64_t every) const {
     SweepSpec s;
     s.workload = "synthetic_regression";
     s.algorithm = s.experiment = "sgd";
@@ -51,7 +57,7 @@ class TuningWorkerThreads : public ::testing::Test {
     s.trial.eval_every_steps = every;
     s.trial.stop_at_targets = false;
     s.trial.time_budget = 1000;  // the step limit ends every trial, however loaded the machine
-    StudyStore store(store_);
+    StudyStore store(path);
     return plan_sweeps(store, {s});
   }
   WorkerOptions options(const std::string& label) const {
@@ -62,8 +68,8 @@ class TuningWorkerThreads : public ::testing::Test {
     o.label = label;
     return o;
   }
-  std::vector<TrialRecord> trials() const {
-    StudyStore store(store_, StudyStoreOptions{false});
+  std::vector<TrialRecord> trials(const std::string& path = "") const {
+    StudyStore store(path.empty() ? store_ : path, StudyStoreOptions{false});
     std::vector<TrialRecord> out;
     for (const auto& study : store.studies())
       for (const auto& t : store.trials(study.id)) out.push_back(t);
@@ -91,6 +97,52 @@ TEST_F(TuningWorkerThreads, TwoWorkersInOneProcessShareTheStudiesAndRunEveryTria
     EXPECT_EQ(t.result->steps, 600);
   }
   EXPECT_EQ(a.evals_recorded + b.evals_recorded, 6 * 7);  // step 1, then every 100 steps
+  // Each trial's numbers are those it gets alone: the workers' model initializations draw from
+  // LibTorch's one global generator in turns (GlobalGeneratorLease), never interleaved.
+  const std::string alone = dir_ + "/alone.db";
+  run_tuning_worker(alone, plan_in(alone, 2, 3, 600, 100), options("alone"));
+  const auto together = trials(), by_itself = trials(alone);
+  ASSERT_EQ(together.size(), by_itself.size());
+  StudyStore shared(store_, StudyStoreOptions{false}), single(alone, StudyStoreOptions{false});
+  for (size_t i = 0; i < together.size(); ++i) {
+    const auto x = shared.evals(together[i].id), y = single.evals(by_itself[i].id);
+    ASSERT_EQ(x.size(), y.size()) << "trial " << i;
+    for (size_t e = 0; e < x.size(); ++e)
+      EXPECT_EQ(x[e].metrics.at("validation/loss"), y[e].metrics.at("validation/loss")) << "trial " << i << " eval " << e;
+  }
+}
+
+TEST(GlobalGeneratorLease, ASecondThreadNeitherReseedsNorDrawsInsideAnotherThreadsLease) {
+  std::vector<float> alone, first;
+  {
+    GlobalGeneratorLease draws(7);
+    alone = {at::rand({1}).item<float>(), at::rand({1}).item<float>()};
+  }
+  std::atomic<bool> started{false}, seeded{false};
+  std::thread other;
+  {
+    GlobalGeneratorLease draws(7);
+    first.push_back(at::rand({1}).item<float>());
+    other = std::thread([&] {
+      started = true;
+      GlobalGeneratorLease mine(8);
+      seeded = true;
+      at::rand({4});
+    });
+    while (!started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time to reseed, were it not waiting
+    EXPECT_FALSE(seeded);
+    first.push_back(at::rand({1}).item<float>());
+  }
+  other.join();
+  EXPECT_TRUE(seeded);
+  EXPECT_EQ(first, alone);
+}
+
+TEST(GlobalGeneratorLease, ReseedingWithoutTheLeaseIsRefused) {
+  EXPECT_THROW(reseed_global_generator(1), Error);
+  GlobalGeneratorLease draws(1);
+  EXPECT_NO_THROW(reseed_global_generator(2));
 }
 
 TEST_F(TuningWorkerThreads, AStopRequestReleasesTheRunningTrialAndTheSameCallFinishes) {

@@ -42,9 +42,7 @@ Action add_analyze_command(CLI::App& app) {
   return [a]() -> int {
     // Before any work: an unwritable --out, or one holding an earlier analysis.
     if (!a->out.empty()) prepare_output_folder(a->out, "--out", {"analysis.json", "analysis.html"}, a->overwrite);
-    StudyStoreOptions options;
-    options.create = false;
-    StudyStore store(a->store, options);
+    StudyStore store(a->store, StudyStoreOptions::reading());
     AnalysisOptions analysis_options;
     analysis_options.resamples = a->resamples;
     analysis_options.seed = a->seed;

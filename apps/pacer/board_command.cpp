@@ -10,6 +10,7 @@
 #include "trial_spec_options.h"
 #include "worker_processes.h"
 #include "core/deadline_watch.h"
+#include "core/output_folder.h"
 #include "report/board_outputs.h"
 #include "runtime/torch_runtime.h"
 #include "store/store_database.h"
@@ -27,8 +28,7 @@ struct BoardArgs {
   int bootstrap = 1000;
   double max_hours = 0.0, progress_every = 0.0;
   bool no_run = false, quiet = false;
-  // The setting: two workers of one thread each on a 2-core machine.
-  std::shared_ptr<LocalWorkerArgs> workers = local_worker_args("runs/board.db", 2, 1);
+  std::shared_ptr<LocalWorkerArgs> workers = local_worker_args("runs/board.db", 2, 1);  // 2 of 1 thread each
   // A board's times must not bend with whatever else runs on the machine (the cpu clock); scoring
   // reads only validation and test (the train split's eval was a third of the eval time).
   std::shared_ptr<TrialSpecOptions> trial = TrialSpecOptions::with_defaults("cpu", {"validation", "test"});
@@ -55,9 +55,9 @@ int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   const auto started = DeadlineWatch::Steady::now();
   a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
-  if (!a->no_run) resolve_device(a->trial->spec.device);
-  if (!a->no_run) make_store_folder(a->workers->store);
-  StudyStore store(a->workers->store);
+  prepare_output_folder(a->out, "--out");  // before any trial: a file there (the store?) fails now, not at the end
+  if (!a->no_run) resolve_device(a->trial->spec.device), make_store_folder(a->workers->store);
+  StudyStore store(a->workers->store, a->no_run ? StudyStoreOptions::reading() : StudyStoreOptions{});
   const BoardPlan plan = a->no_run ? find_board(store, setup.spec) : plan_board(store, setup.spec);  // --no-run: reads only
   auto [status, deadline_hit] = a->no_run ? std::pair{0, false} : run_workers(a, setup, plan, store, base_args, started);
   if (a->workers->is_worker()) return status;

@@ -16,7 +16,16 @@ void on_interrupt(int signal_number) {
   }
 }
 
+void on_stop_signal(int) { g_stop = true; }
+
 }  // namespace
+
+void install_stop_signal(int signal_number) {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal_number, &action, nullptr);
+}
 
 const std::atomic<bool>& install_interrupt_handler() {
   struct sigaction action {};

@@ -10,5 +10,8 @@
 namespace pacer::cli {
 
 const std::atomic<bool>& install_interrupt_handler();
+// SIGNAL sets the same flag every time it arrives and never counts as a second Ctrl-C: for a
+// parent-death signal, which Linux may deliver once per thread of the dying parent.
+void install_stop_signal(int signal_number);
 
 }  // namespace pacer::cli

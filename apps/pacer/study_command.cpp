@@ -28,12 +28,11 @@ std::vector<StudyRecord> selected(const StudyStore& store, const std::string& se
 }
 
 int delete_selected(StudyStore& store, const StudyArgs& a, const CLI::Option* given) {
+  const auto chosen = selected(store, a.study, given);
+  require_one_study_per_name(chosen, a.study);
   std::vector<int64_t> ids;
-  std::string names;
-  for (const auto& s : selected(store, a.study, given)) {
-    ids.push_back(s.id);
-    names += (names.empty() ? "" : ", ") + s.name();
-  }
+  for (const auto& s : chosen) ids.push_back(s.id);
+  const std::string names = describe_studies(chosen);
   if (!a.yes) {
     throw InputError("would delete " + std::to_string(ids.size()) + " studies (" + names +
                      ") with their trials and evals; give --yes to delete them");
@@ -44,9 +43,18 @@ int delete_selected(StudyStore& store, const StudyArgs& a, const CLI::Option* gi
   return 0;
 }
 
-// export: CSV (or JSON) on stdout or, atomically, to --out.
+int report_upgrade(const StudyStore& store) {
+  const int was = store.opened_schema_version(), now = StudyStore::schema_version();
+  std::printf("%s: schema version %d%s\n", store.path().c_str(), now,
+              was == now ? " already, nothing to upgrade" : (", upgraded from " + std::to_string(was)).c_str());
+  return 0;
+}
+
+// export: CSV (or JSON) on stdout or, atomically, to --out; never over a SQLite database (the store
+// read, or another): an export keeps some columns of a store, it does not replace one.
 int export_selected(const std::vector<SweepSummary>& sweeps, const StudyArgs& a) {
   if (!a.out.empty()) check_output_file(a.out, "--out");
+  if (!a.out.empty() && is_sqlite_file(a.out)) throw InputError("--out " + a.out + ": a SQLite database, not replaced");
   const std::string text = a.json ? sweeps_json_text(sweeps) : trials_csv_text(sweeps);
   if (a.out.empty()) {
     std::fputs(text.c_str(), stdout);
@@ -86,11 +94,15 @@ Action add_study_command(CLI::App& app) {
   copy->add_option("store", a->store, "Store to copy from (SQLite file or postgresql:// URI)")->required();
   copy->add_option("to", a->destination, "Store to copy to (SQLite file or postgresql:// URI)")->required();
   auto* copy_study = copy->add_option("study", a->study, kStudy + "; default: all");
+  auto* upgrade = app.add_subcommand("upgrade", "Upgrade a store of an older schema in place (read commands never do)");
+  upgrade->add_option("store", a->store, kStore)->required();
 
-  return [a, list, show, exporter, remove, copy, show_study, export_study, remove_study, copy_study]() -> int {
-    StudyStoreOptions existing;
-    existing.create = false;
+  return [a, list, show, exporter, remove, copy, upgrade, show_study, export_study, remove_study, copy_study]() -> int {
+    const bool writes = upgrade->parsed() || (remove->parsed() && a->yes);  // everything else only reads
+    StudyStoreOptions existing = StudyStoreOptions::reading();
+    existing.read_only = !writes;
     StudyStore store(a->store, existing);
+    if (upgrade->parsed()) return report_upgrade(store);
     if (copy->parsed()) {
       const StudyCopy c = copy_studies(store, selected(store, a->study, copy_study), a->destination);
       std::printf("copied %zu studies (%zu trials, %zu evals) from %s to %s\n", c.studies, c.trials, c.evals,

@@ -1,6 +1,11 @@
 #include "worker_processes.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -11,6 +16,23 @@
 #include "runtime/torch_runtime.h"
 
 namespace pacer::cli {
+namespace {
+
+constexpr const char* kSupervisorPid = "PACER_SUPERVISOR_PID";
+
+// A spawned worker stops as on Ctrl-C (releasing its trial) when the command that started it dies,
+// kill -9 included: left running, it would go on through the whole board unseen, beside the
+// workers of the next run. Its own signal: a dying parent may send it more than once, and a second
+// SIGTERM would kill the worker before it releases its trial.
+void stop_with_supervisor() {
+  const char* pid = std::getenv(kSupervisorPid);
+  if (!pid) return;
+  install_stop_signal(SIGUSR2);
+  ::prctl(PR_SET_PDEATHSIG, SIGUSR2);
+  if (std::to_string(::getppid()) != pid) ::raise(SIGUSR2);  // it died before the line above
+}
+
+}  // namespace
 
 Progress::Mode LocalWorkerArgs::progress_mode(bool quiet) const {
   return quiet ? Progress::Mode::quiet : is_worker() ? Progress::Mode::lines : Progress::auto_detect();
@@ -79,6 +101,7 @@ ChildProcessOptions worker_process(const std::vector<std::string>& base_args, in
   child.argv.insert(child.argv.end(), {"--threads", std::to_string(threads), "--workers", "1", "--worker-label",
                                        "worker " + std::to_string(k)});
   child.label = "worker " + std::to_string(k);
+  child.environment.push_back(std::string(kSupervisorPid) + "=" + std::to_string(::getpid()));
   child.capture_output = false;
   return child;
 }
@@ -107,6 +130,7 @@ LocalWorkersRun run_local_workers(const LocalWorkerArgs& workers, const std::vec
   Progress progress(workers.progress_mode(quiet));
   options.progress = &progress;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
+  if (workers.is_worker()) stop_with_supervisor();
   DeadlineWatch watch(interrupted, deadline);
   options.stop_requested = &watch.stop;
   LocalWorkersRun run;

@@ -95,7 +95,12 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   const std::string canonical = std::filesystem::weakly_canonical(path, ec).string();
   namespace fs = std::filesystem;
   if (ec || !fs::exists(canonical)) throw InputError("algorithm plugin '" + path + "': no such file");
-  if (fs::is_directory(canonical)) throw InputError("algorithm plugin '" + path + "' is a folder; give the plugin's .so file");
+  if (fs::is_directory(canonical)) {
+    // A folder is a Python submission when it holds submission.py (python_submission_loader): this
+    // one does not.
+    throw InputError("algorithm '" + path + "' is a folder without submission.py: give a Python submission's " +
+                     "folder (with submission.py), its .py file, or a plugin's .so file");
+  }
   if (!fs::is_regular_file(canonical)) {
     throw InputError("algorithm plugin '" + path + "' is not a regular file (a device or a pipe); give the plugin's .so file");
   }

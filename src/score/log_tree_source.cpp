@@ -82,7 +82,12 @@ std::string LogTreeSource::strip_framework(const std::string& folder_name) {
 LogTreeSource::LogTreeSource(std::vector<std::string> submission_dirs) : dirs_(std::move(submission_dirs)) {
   if (dirs_.empty()) throw InputError("no submission folders given");
   for (const auto& dir : dirs_) {
-    if (!fs::is_directory(dir)) throw InputError("not a folder: " + dir);
+    // Callers send here whatever is not a study store: say which of the two it is not.
+    if (!fs::exists(dir)) throw InputError(dir + ": no such file or folder (a log folder or a study store)");
+    if (!fs::is_directory(dir)) {
+      throw InputError(dir + ": neither a log folder nor a study store (" +
+                       (fs::is_regular_file(dir) && fs::file_size(dir) == 0 ? "an empty file" : "not a SQLite file") + ")");
+    }
     std::string name = fs::path(dir).lexically_normal().filename().string();
     if (name.empty() || name == ".") name = fs::absolute(dir).lexically_normal().parent_path().filename().string();
     if (std::find(names_.begin(), names_.end(), name) != names_.end()) {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "core/error.h"
 #include "core/json_input.h"
@@ -30,20 +32,18 @@ std::string clock_of(const std::string& trial_spec, const std::string& where) {
 }  // namespace
 
 bool StoreSource::is_store_file(const std::string& path) {
-  if (is_postgres_uri(path)) return true;
-  std::ifstream in(path, std::ios::binary);
-  char header[16] = {0};
-  if (!in.read(header, sizeof(header))) return false;
-  return std::string(header, 15) == "SQLite format 3";
+  return is_postgres_uri(path) || is_sqlite_file(path);
 }
 
 StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning) : paths_(std::move(store_paths)) {
   const std::string wanted = self_tuning ? "self" : "external";
+  std::map<std::string, std::string> store_of;  // experiment/workload/study_k -> the store it came from
+  std::set<std::string> opened;                 // each store's file (or URI): one store given twice
   for (const auto& location : paths_) {
     if (!is_store_file(location)) throw InputError(location + ": not a study store (SQLite file or postgresql:// URI)");
-    StudyStoreOptions options;
-    options.create = false;
-    StudyStore store(location, options);
+    const std::string file = is_postgres_uri(location) ? location : std::filesystem::weakly_canonical(location).string();
+    if (!opened.insert(file).second) throw InputError(location + ": this study store is given twice");
+    StudyStore store(location, StudyStoreOptions::reading());  // scoring never writes or migrates a store
     const std::string& path = store.path();  // without a URI's password
     std::map<std::string, std::string> sweep_of;  // experiment/workload/study_k -> its sweep
     int64_t other_ruleset = 0, unfinished = 0;
@@ -51,6 +51,13 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
       if (study.ruleset != wanted) {
         ++other_ruleset;
         continue;
+      }
+      // One study from two stores (a copy, or the same store given twice) would score as one study
+      // whose trials are the faster copy of each: refuse rather than pick silently.
+      if (const auto [seen, first] = store_of.emplace(study.name(), path); !first && seen->second != path) {
+        throw InputError("study " + study.name() + " is in both " + seen->second + " and " + path +
+                         "; scoring both as one submission would keep the faster copy of each trial: give one of "
+                         "the stores, or copy one run's studies under another name (pacer tune --name)");
       }
       const auto [at, fresh] = sweep_of.emplace(study.name(), study.sweep);
       if (!fresh && at->second != study.sweep) {

@@ -97,7 +97,7 @@ constexpr EntryKeys kReferenceKeys{"target_metric_name", "target_metric_goal", "
 
 // Metric, direction (from the entry, else known by the metric's name) and validation target.
 ScoringTarget parse_entry(const std::string& where, const std::string& name, const nlohmann::json& entry,
-                          const EntryKeys& keys) {
+                          const EntryKeys& keys, std::vector<std::string>& warnings) {
   if (!entry.is_object()) throw InputError(where + ": expected an object");
   ScoringTarget t;
   t.workload = name;
@@ -105,6 +105,13 @@ ScoringTarget parse_entry(const std::string& where, const std::string& name, con
     throw InputError(where + ": \"" + keys.metric + "\" (a string) is required");
   }
   t.metric = entry[keys.metric];
+  // The metric as its column is named ("validation/loss"): targets are on the validation split,
+  // so the prefix says nothing more; read as the metric, with a word.
+  if (const std::string prefix = "validation/"; t.metric.rfind(prefix, 0) == 0 && t.metric.size() > prefix.size()) {
+    warnings.push_back(where + ": metric '" + t.metric + "' read as '" + t.metric.substr(prefix.size()) +
+                       "' (targets are on the validation split; the log's column is validation/<metric>)");
+    t.metric = t.metric.substr(prefix.size());
+  }
   if (entry.contains(keys.goal)) {
     const auto& g = entry[keys.goal];
     if (g != keys.max_word && g != keys.min_word) {
@@ -193,7 +200,7 @@ void TargetTable::override_from_file(const std::string& path) {
   }
   for (const auto& [name, entry] : j.items()) {
     const std::string where = path + ": workload '" + name + "'";
-    ScoringTarget t = parse_entry(where, name, entry, kPacerKeys);
+    ScoringTarget t = parse_entry(where, name, entry, kPacerKeys, warnings_);
     const ScoringTarget* old = find(name);
     t.budget_sec = positive_or(entry, "budget", where, "seconds", old ? old->budget_sec : 0.0);
     t.seed_sd = positive_or(entry, "seed_sd", where, "the target's seed standard deviation", old ? old->seed_sd : 0.0);
@@ -249,7 +256,7 @@ void TargetTable::add_reference_file(const nlohmann::json& j, const std::string&
     return std::find(v.begin(), v.end(), name) != v.end();
   };
   for (const auto& [name, entry] : workloads.items()) {
-    ScoringTarget t = parse_entry(path + ": workload '" + name + "'", name, entry, kReferenceKeys);
+    ScoringTarget t = parse_entry(path + ": workload '" + name + "'", name, entry, kReferenceKeys, warnings_);
     const ScoringTarget* old = find(name);
     t.budget_sec = old ? old->budget_sec : 0.0;
     t.seed_sd = old ? old->seed_sd : 0.0;

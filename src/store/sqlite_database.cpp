@@ -132,10 +132,11 @@ std::string file_uri(const std::string& path) {
 
 }  // namespace
 
-SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms)
+SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms, bool read_only)
     : path_(path), busy_timeout_ms_(busy_timeout_ms) {
   read_only_media_ = !create && on_read_only_file_system(path);
   const int flags = read_only_media_ ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+                    : read_only      ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
                                      : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
   const std::string name = read_only_media_ ? file_uri(path) + "?immutable=1" : path;
   if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
@@ -145,6 +146,26 @@ SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_ti
     throw InputError(path + ": cannot open the study store: " + message);
   }
   sqlite3_busy_timeout(db_, busy_timeout_ms);
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+void SqliteDatabase::copy_into_memory() {
+  sqlite3* memory = nullptr;
+  if (sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    sqlite3_close(memory);
+    throw Error(path_ + ": cannot open an in-memory database");
+  }
+  sqlite3_backup* backup = sqlite3_backup_init(memory, "main", db_, "main");
+  const int rc = backup ? sqlite3_backup_step(backup, -1) : SQLITE_ERROR;  // -1: every page at once
+  sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE) {
+    const std::string message = sqlite3_errmsg(backup ? db_ : memory);
+    sqlite3_close(memory);
+    throw InputError(path_ + ": cannot copy the study store into memory: " + message);
+  }
+  sqlite3_close(db_);
+  db_ = memory;
   sqlite3_extended_result_codes(db_, 1);
 }
 

@@ -66,7 +66,8 @@ class SqliteDatabase {
   // A file on a read-only file system (an archive on read-only media) is opened read-only and
   // immutable when it may not be created: a WAL database is otherwise unreadable there, since
   // SQLite cannot make its -shm file.
-  SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms);
+  // read_only: never writes the file (a read-only connection; it sees what writers commit).
+  SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms, bool read_only = false);
   ~SqliteDatabase();
   SqliteDatabase(const SqliteDatabase&) = delete;
   SqliteDatabase& operator=(const SqliteDatabase&) = delete;
@@ -81,6 +82,9 @@ class SqliteDatabase {
   int changes() const;  // rows changed by the last statement
   const std::string& path() const { return path_; }
   bool read_only_media() const { return read_only_media_; }
+  // Replaces the connection with a private in-memory copy of the database as it is now (SQLite's
+  // backup API): what is done to the copy never reaches the file.
+  void copy_into_memory();
 
  private:
   sqlite3* db_ = nullptr;

@@ -14,9 +14,9 @@ namespace {
 class SqliteStoreDatabase : public StoreDatabase {
  public:
   SqliteStoreDatabase(const std::string& path, const StudyStoreOptions& options)
-      : db_(path, options.create, options.busy_timeout_ms) {
+      : db_(path, options.create, options.busy_timeout_ms, options.read_only) {
     check_store_file(options.create);
-    if (db_.read_only_media()) return;  // an archive: read as it is
+    if (db_.read_only_media() || options.read_only) return;  // an archive, or a command that only reads
     // WAL lets readers (study show, score) run while workers write; NORMAL sync is durable across
     // process crashes, which is the failure we guard against.
     db_.use_write_ahead_log();
@@ -57,6 +57,10 @@ class SqliteStoreDatabase : public StoreDatabase {
   int64_t schema_version() override { return run("PRAGMA user_version", {}).rows.at(0).int64(0); }
   void set_schema_version(int64_t version) override { db_.exec("PRAGMA user_version = " + std::to_string(version)); }
   bool has_foreign_tables() override { return run("SELECT count(*) FROM sqlite_master", {}).rows.at(0).int64(0) > 0; }
+  void continue_on_private_copy() override {
+    db_.copy_into_memory();
+    db_.exec("PRAGMA foreign_keys=ON");  // as the migration runs on a store opened for writing
+  }
 
  private:
   // Before anything is written: a command that only reads must not turn an empty or foreign file

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <utility>
 
 #include "core/error.h"
@@ -135,6 +136,18 @@ void make_store_folder(const std::string& location) {
   std::error_code error;
   std::filesystem::create_directories(parent, error);
   if (error) throw InputError(parent.string() + ": cannot create the study store's folder: " + error.message());
+}
+
+bool is_sqlite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {0};
+  if (!in.read(header, sizeof(header))) return false;
+  return std::string(header, 15) == "SQLite format 3";
+}
+
+void StoreDatabase::continue_on_private_copy() {
+  throw InputError(location() + ": the study store has an older schema, which commands that only read do not " +
+                   "upgrade; `pacer study upgrade " + location() + "` upgrades it in place");
 }
 
 std::unique_ptr<StoreDatabase> open_store_database(const std::string& location, const StudyStoreOptions& options) {

@@ -87,6 +87,10 @@ class StoreDatabase {
   virtual void set_schema_version(int64_t version) = 0;
   // Tables that are not Pacer's in an unversioned database (then it is someone else's).
   virtual bool has_foreign_tables() = 0;
+  // A store opened read-only whose schema is older than this build's: continue on a private copy
+  // that the migration may upgrade without touching the store. SQLite copies it into memory;
+  // others refuse (InputError naming the upgrade command).
+  virtual void continue_on_private_copy();
 };
 
 // "postgresql://..." or "postgres://..." (libpq's URI forms; "postgresql://" alone takes everything
@@ -97,6 +101,9 @@ std::string printable_store_location(const std::string& location);
 // The password a postgresql:// URI names (user:secret@ or password=), "" if none: what messages
 // from the server's client library must not repeat.
 std::string store_uri_password(const std::string& location);
+
+// A file that starts with SQLite's header (a study store or another SQLite database).
+bool is_sqlite_file(const std::string& path);
 
 // Before a store is created: the parent folder of a SQLite file (nothing for a URI).
 void make_store_folder(const std::string& location);

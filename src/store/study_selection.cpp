@@ -28,6 +28,21 @@ std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, con
   return chosen;
 }
 
+std::string describe_studies(const std::vector<StudyRecord>& studies) {
+  std::string text;
+  for (const auto& s : studies) {
+    text += (text.empty() ? "" : ", ") + s.name() + " (" + s.ruleset + ", id " + std::to_string(s.id) + ")";
+  }
+  return text;
+}
+
+void require_one_study_per_name(const std::vector<StudyRecord>& chosen, const std::string& selector) {
+  if (chosen.size() > 1 && chosen.front().name() == selector) {
+    throw InputError("'" + selector + "' names " + std::to_string(chosen.size()) + " studies: " +
+                     describe_studies(chosen) + "; give the id of the one you mean");
+  }
+}
+
 StudyCopy copy_studies(const StudyStore& from, const std::vector<StudyRecord>& studies, const std::string& destination) {
   StudyCopy copy;
   std::vector<StudySnapshot> snapshots;

@@ -20,6 +20,13 @@ namespace pacer {
 std::vector<StudyRecord> select_studies(const std::vector<StudyRecord>& all, const std::string& selector,
                                         bool given = false);
 
+// "nadamw/fmnist_mlp/study_1 (external, id 3), ...": an external and a self-tuning study may share
+// a name, so messages that list studies name each with its ruleset and id.
+std::string describe_studies(const std::vector<StudyRecord>& studies);
+// InputError when `selector` is one full name that several chosen studies share (the external and
+// the self-tuning study of that name): for commands that change a store, which one was meant?
+void require_one_study_per_name(const std::vector<StudyRecord>& chosen, const std::string& selector);
+
 struct StudyCopy {
   size_t studies = 0, trials = 0, evals = 0;
   std::string destination;  // the destination store's path

@@ -262,11 +262,24 @@ void run_script(StoreDatabase& db, const std::string& script) {
   }
 }
 
-void migrate(StoreDatabase& db) {
+// Returns the version the store held. Read-only: nothing is written; an older store is read
+// through a private copy, migrated there.
+int64_t migrate(StoreDatabase& db, bool read_only) {
+  const auto latest = static_cast<int64_t>(kMigrations.size());
+  if (read_only) {
+    const int64_t version = db.schema_version();
+    if (version == latest) return version;
+    if (version > latest) {
+      throw InputError(db.location() + ": the study store has schema version " + std::to_string(version) +
+                       ", newer than this pacer understands (" + std::to_string(latest) + ")");
+    }
+    if (version == 0) throw InputError(db.location() + ": not a pacer study store (no Pacer schema)");
+    db.continue_on_private_copy();
+  }
+  int64_t found = 0;
   db.transaction([&](bool) {
     db.lock_for_planning();  // two processes creating one store: one creates, the other waits
-    const int64_t version = db.schema_version();
-    const auto latest = static_cast<int64_t>(kMigrations.size());
+    const int64_t version = found = db.schema_version();
     if (version > latest) {
       throw InputError(db.location() + ": the study store has schema version " + std::to_string(version) +
                        ", newer than this pacer understands (" + std::to_string(latest) + ")");
@@ -278,6 +291,12 @@ void migrate(StoreDatabase& db) {
     for (int64_t v = version; v < latest; ++v) run_script(db, kMigrations[static_cast<size_t>(v)]);
     if (version != latest) db.set_schema_version(latest);
   });
+  return found;
+}
+
+StudyStoreOptions normalized(StudyStoreOptions options) {
+  if (options.read_only) options.create = false;
+  return options;
 }
 
 LeaseLost lease_lost(int64_t trial_id, const std::string& what) {
@@ -328,8 +347,8 @@ bool is_terminal(StoredTrialStatus status) {
 }
 
 StudyStore::StudyStore(const std::string& location, StudyStoreOptions options)
-    : db_(open_store_database(location, options)) {
-  migrate(*db_);
+    : db_(open_store_database(location, normalized(options))) {
+  opened_schema_version_ = static_cast<int>(migrate(*db_, options.read_only));
 }
 
 StudyStore::~StudyStore() = default;

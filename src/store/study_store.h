@@ -107,6 +107,19 @@ struct StudyStoreOptions {
   // PostgreSQL: how long the first connection is retried while the server is unreachable or
   // starting (0: one attempt, a clear error at once; tuning workers wait out a restart).
   double connect_retry_sec = 0;
+  // Commands that only read (list, show, export, score, analyze, board --no-run, serve): the store
+  // is opened read-only and never written or migrated. A store of an older schema is read through
+  // an upgraded copy in memory (SQLite) or refused with the upgrade command (PostgreSQL); only
+  // `pacer study upgrade` and commands that write migrate it, as optuna asks for an explicit
+  // `optuna storage upgrade`. Implies create = false.
+  bool read_only = false;
+
+  static StudyStoreOptions reading() {
+    StudyStoreOptions o;
+    o.create = false;
+    o.read_only = true;
+    return o;
+  }
 };
 
 class StudyStore {
@@ -119,6 +132,9 @@ class StudyStore {
   StudyStore& operator=(const StudyStore&) = delete;
 
   static int schema_version();  // the version this build writes
+  // The version the store held when opened (older than schema_version() before a migration, or
+  // for a read-only store read through an upgraded copy).
+  int opened_schema_version() const { return opened_schema_version_; }
   // The location as given, without a URI's password: for messages.
   const std::string& path() const;
 
@@ -172,6 +188,7 @@ class StudyStore {
 
  private:
   std::unique_ptr<StoreDatabase> db_;
+  int opened_schema_version_ = 0;
 };
 
 // Thrown when a worker writes to a trial whose lease it no longer holds.

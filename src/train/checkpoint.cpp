@@ -61,11 +61,12 @@ void differences(const nlohmann::json& a, const nlohmann::json& b, const std::st
   const auto name = [&](const std::string& key) { return at.empty() ? key : at + "." + key; };
   if (a.is_object() && b.is_object()) {
     for (const auto& [key, value] : a.items()) {
-      if (!b.contains(key)) out.push_back(name(key) + " (" + shown(value) + " in the checkpoint, not given now)");
+      // A definition leaves out what is at its default (the wall clock, all eval splits).
+      if (!b.contains(key)) out.push_back(name(key) + " (" + shown(value) + " in the checkpoint, the default now)");
       else differences(value, b.at(key), name(key), out);
     }
     for (const auto& [key, value] : b.items()) {
-      if (!a.contains(key)) out.push_back(name(key) + " (not in the checkpoint, " + shown(value) + " now)");
+      if (!a.contains(key)) out.push_back(name(key) + " (the default in the checkpoint, " + shown(value) + " now)");
     }
   } else if (a != b) {
     out.push_back((at.empty() ? "the definition" : at) + " (" + shown(a) + " in the checkpoint, " + shown(b) + " now)");

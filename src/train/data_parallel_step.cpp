@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/seed.h"
 #include "distributed/in_process_communicator.h"
+#include "runtime/global_generator_lease.h"
 
 namespace pacer {
 
@@ -25,7 +26,7 @@ DataParallelStep::DataParallelStep(std::shared_ptr<const DataParallelPlan> plan,
 }
 
 void DataParallelStep::seed_worker(int worker) const {
-  at::manual_seed(derive_seed(dropout_base_, static_cast<uint64_t>(worker) + 1));
+  reseed_global_generator(derive_seed(dropout_base_, static_cast<uint64_t>(worker) + 1));  // inside the step's lease
 }
 
 Batch DataParallelStep::shard(const Batch& batch, int k) const {

@@ -17,6 +17,7 @@
 #include "core/seed.h"
 #include "data/batch_stream.h"
 #include "distributed/data_parallel_plan.h"
+#include "runtime/global_generator_lease.h"
 #include "runtime/torch_runtime.h"
 #include "train/checkpoint.h"
 #include "train/trial_checkpointing.h"
@@ -223,11 +224,15 @@ std::unique_ptr<DataParallelStep> TrialLoop::make_data_parallel_step() {
 
 void TrialLoop::take_step() {
   context_ = StepContext{state_.step, derive_seed(options_.seed, static_cast<uint64_t>(state_.step)), &state_};
-  at::manual_seed(derive_seed(context_.step_seed, SeedStream::dropout));  // dropout etc. per step
-  Batch batch = algorithm_.select_data(*stream_, context_);
-  UpdateResult update = data_parallel_ ? data_parallel_->update(workload_, *network_, batch, context_)
-                                       : algorithm_.update(workload_, *network_, batch, context_);
-  synchronize(device_);
+  UpdateResult update;
+  {
+    // Dropout and any other draw of the step: its own seed, no other trial's draws in between.
+    GlobalGeneratorLease draws(derive_seed(context_.step_seed, SeedStream::dropout));
+    Batch batch = algorithm_.select_data(*stream_, context_);
+    update = data_parallel_ ? data_parallel_->update(workload_, *network_, batch, context_)
+                            : algorithm_.update(workload_, *network_, batch, context_);
+    synchronize(device_);
+  }
   step_end_ = clock_.now();
   state_.accumulated_submission_time += step_end_ - last_step_end_;
   state_.step += 1;

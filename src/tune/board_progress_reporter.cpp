@@ -24,7 +24,7 @@ BoardProgressReporter::BoardProgressReporter(std::string store, BoardPlan plan, 
     : thread_([this, store = std::move(store), plan = std::move(plan), workers,
                every_sec = every_sec > 0 ? every_sec : Progress::auto_detect() == Progress::Mode::terminal ? 15.0 : 60.0] {
         const auto start = std::chrono::steady_clock::now();
-        StudyStore reader(store);
+        StudyStore reader(store, StudyStoreOptions::reading());
         std::unique_lock<std::mutex> lock(mutex_);
         while (!done_) {
           wake_.wait_for(lock, std::chrono::duration<double>(every_sec));

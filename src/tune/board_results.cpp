@@ -103,9 +103,7 @@ std::vector<BoardPartScores> score_board(const std::string& store_location, cons
                                          const std::vector<std::string>& names, const std::string& rules,
                                          const BoardSources* against, const std::string& reference) {
   std::optional<std::vector<TrialLog>> external, self;
-  StudyStoreOptions open;
-  open.create = false;
-  StudyStore store(store_location, open);
+  StudyStore store(store_location, StudyStoreOptions::reading());
   std::vector<std::string> everyone = names;
   if (against) {
     for (const auto& n : against->names) {

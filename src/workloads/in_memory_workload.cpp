@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "core/error.h"
+#include "runtime/global_generator_lease.h"
 
 namespace pacer {
 
@@ -10,8 +11,11 @@ InMemoryWorkload::InMemoryWorkload(WorkloadSpec spec, NetworkFactory factory)
     : Workload(std::move(spec)), factory_(std::move(factory)) {}
 
 std::shared_ptr<Network> InMemoryWorkload::init_model(uint64_t seed, const c10::Device& device) const {
-  at::manual_seed(seed);
-  auto network = factory_();
+  std::shared_ptr<Network> network;
+  {
+    GlobalGeneratorLease draws(seed);  // the modules' initial weights
+    network = factory_();
+  }
   network->to(device);
   return network;
 }

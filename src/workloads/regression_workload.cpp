@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "models/mlp.h"
+#include "runtime/global_generator_lease.h"
 
 namespace pacer {
 
@@ -23,8 +24,11 @@ void SyntheticRegressionWorkload::load(const WorkloadContext& context) {
 }
 
 std::shared_ptr<Network> SyntheticRegressionWorkload::init_model(uint64_t seed, const c10::Device& device) const {
-  at::manual_seed(seed);
-  auto network = std::make_shared<Mlp>(MlpOptions{options_.dim, {}, 1, Activation::relu, false});
+  std::shared_ptr<Mlp> network;
+  {
+    GlobalGeneratorLease draws(seed);  // the modules' initial weights
+    network = std::make_shared<Mlp>(MlpOptions{options_.dim, {}, 1, Activation::relu, false});
+  }
   network->to(device);
   return network;
 }
