@@ -169,6 +169,37 @@ TEST_F(PythonSubmissionTest, AStudyRecordsAFailingTrialAndGoesOn) {
   EXPECT_EQ(failed + finished, 4) << show.out;
 }
 
+// Untrusted code fails its trial alone: in `pacer tune` each trial of a Python submission runs in
+// a process of its own (tune/contained_trial.h), so a submission that segfaults, exits without a
+// result, or never returns from a step (and ignores Ctrl-C) fails that trial with the reason,
+// and the study goes on to its next trial; a process it forks does not outlive its trial.
+TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone) {
+  struct Case {
+    std::string how, reason;
+    int trials, failed;
+  };
+  const std::vector<Case> cases = {{"segfault", "failed [its process died: signal 11", 2, 2},
+                                   {"exit", "failed [its process exited (status 0) before recording a result]", 2, 2},
+                                   {"hang", "failed [ran past its limit of 15 s of wall time", 1, 1},
+                                   {"fork", "", 1, 0}};
+  for (const auto& c : cases) {
+    ::setenv("PACER_TEST_HOSTILE", c.how.c_str(), 1);
+    const std::string store = dir_ + "/" + c.how + ".db";
+    auto r = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials " + std::to_string(c.trials) +
+                   " --max-steps 10 --eval-every 5 --trial-limit 15 --threads 1 --store '" + store + "'");
+    ::unsetenv("PACER_TEST_HOSTILE");
+    EXPECT_EQ(r.code, 0) << c.how << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.reason), std::string::npos) << c.how << "\n" << r.err;
+    auto show = pacer("study show '" + store + "'");
+    int failed = 0;
+    std::istringstream lines(show.out);
+    for (std::string line; std::getline(lines, line);) failed += line.find(" failed ") != std::string::npos;
+    EXPECT_EQ(failed, c.failed) << c.how << "\n" << show.out;
+    EXPECT_NE(std::system(("pgrep -f -- '[-]-store " + store + "' >/dev/null").c_str()), 0)
+        << c.how << ": a process of the trial outlived it";
+  }
+}
+
 // The submission's optimizer state (torch.save of its optimizer's and scheduler's state dicts)
 // travels in the checkpoint: a killed run resumes with the metrics of an uninterrupted one.
 TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {

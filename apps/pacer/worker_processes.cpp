@@ -20,10 +20,10 @@ namespace {
 
 constexpr const char* kSupervisorPid = "PACER_SUPERVISOR_PID";
 
-// A spawned worker stops as on Ctrl-C (releasing its trial) when the command that started it dies,
-// kill -9 included: left running, it would go on through the whole board unseen, beside the
-// workers of the next run. Its own signal: a dying parent may send it more than once, and a second
-// SIGTERM would kill the worker before it releases its trial.
+}  // namespace
+
+// Its own signal: a dying parent may send it more than once, and a second SIGTERM would kill the
+// worker before it releases its trial.
 void stop_with_supervisor() {
   const char* pid = std::getenv(kSupervisorPid);
   if (!pid) return;
@@ -31,8 +31,6 @@ void stop_with_supervisor() {
   ::prctl(PR_SET_PDEATHSIG, SIGUSR2);
   if (std::to_string(::getppid()) != pid) ::raise(SIGUSR2);  // it died before the line above
 }
-
-}  // namespace
 
 Progress::Mode LocalWorkerArgs::progress_mode(bool quiet) const {
   return quiet ? Progress::Mode::quiet : is_worker() ? Progress::Mode::lines : Progress::auto_detect();
@@ -49,6 +47,8 @@ WorkerOptions LocalWorkerArgs::worker_options(const std::atomic<bool>* stop_requ
   options.label = worker_label;
   options.race = !no_race;
   options.race_cutoff = race_cutoff && !no_race;
+  options.trial_process = "/proc/self/exe";  // untrusted algorithms' trials: in a process of their own
+  options.trial_limit_sec = trial_limit;
   return options;
 }
 
@@ -76,6 +76,9 @@ void add_local_worker_options(CLI::App& app, const std::shared_ptr<LocalWorkerAr
   app.add_flag("--race-cutoff", a->race_cutoff,
                "Also stop a trial past 4x the fastest time on its workload (AlgoPerf's score is the same; the pace "
                "may not be)");
+  app.add_option("--trial-limit", a->trial_limit,
+                 "Wall-clock seconds a Python submission's or plugin's trial may run in its own process before it "
+                 "is killed and fails (default: 4 x its budget + 120 s)")->check(positive_number());
   app.add_option("--worker-label", a->worker_label, "Label of this worker's log lines (set for spawned workers)")
       ->group("");  // internal
 }
@@ -129,6 +132,7 @@ LocalWorkersRun run_local_workers(const LocalWorkerArgs& workers, const std::vec
   const int threads = set_num_threads(workers.threads, workers.workers);  // each worker: its share of the CPUs
   Progress progress(workers.progress_mode(quiet));
   options.progress = &progress;
+  options.trial_process_threads = threads;
   const std::atomic<bool>& interrupted = install_interrupt_handler();
   if (workers.is_worker()) stop_with_supervisor();
   DeadlineWatch watch(interrupted, deadline);

@@ -28,12 +28,13 @@
 
 namespace pacer::cli {
 
-// --store, --workers, --threads, --lease, --heartbeat, --no-race, --race-cutoff and the hidden --worker-label
+// --store, --workers, --threads, --lease, --heartbeat, --no-race, --race-cutoff, --trial-limit and the hidden --worker-label
 // that a spawned worker gets. Set the defaults before binding (they show in --help).
 struct LocalWorkerArgs {
   std::string store, worker_label;
   int workers = 1, threads = 0;
   double lease = 60.0, heartbeat = 0.0;  // heartbeat 0: lease / 6
+  double trial_limit = 0.0;              // 0: a contained trial's default limit
   bool no_race = false, race_cutoff = false;
 
   bool is_worker() const { return !worker_label.empty(); }
@@ -43,6 +44,12 @@ struct LocalWorkerArgs {
   // InputError when the heartbeat is not shorter than the lease.
   WorkerOptions worker_options(const std::atomic<bool>* stop_requested, Progress* progress) const;
 };
+
+// In a process this command spawned (a worker, a contained trial; PACER_SUPERVISOR_PID set): stop
+// as on Ctrl-C, releasing the trial, when that command dies, kill -9 included. Left running, a
+// worker would go on through the whole board unseen, beside the workers of the next run. Call
+// after install_interrupt_handler().
+void stop_with_supervisor();
 
 // Worker arguments with this command's defaults (they show in --help).
 std::shared_ptr<LocalWorkerArgs> local_worker_args(std::string store, int workers = 1, int threads = 0);

@@ -49,6 +49,11 @@ void RaceBounds::add_fixed(const std::string& workload, const std::string& rules
   }
 }
 
+std::optional<FastestTimes> RaceBounds::fixed(const std::string& workload, const std::string& ruleset) const {
+  if (auto it = fixed_.find({workload, ruleset}); it != fixed_.end()) return it->second;
+  return std::nullopt;
+}
+
 FastestTimes RaceBounds::fastest(const StudyStore& store, const StudyRecord& study) const {
   FastestTimes best;
   if (auto it = fixed_.find({study.workload, study.ruleset}); it != fixed_.end()) best = it->second;

@@ -13,6 +13,7 @@
 //   pacer::FastestTimes f = bounds.fastest(store, study);   // min over both sources
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -31,6 +32,8 @@ class RaceBounds {
   void add_fixed(const std::string& workload, const std::string& ruleset, FastestTimes times);
   FastestTimes fastest(const StudyStore& store, const StudyRecord& study) const;
   bool has_fixed() const { return !fixed_.empty(); }
+  // The fixed times on a workload under a ruleset, if any were added.
+  std::optional<FastestTimes> fixed(const std::string& workload, const std::string& ruleset) const;
 
  private:
   std::map<std::pair<std::string, std::string>, FastestTimes> fixed_;

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "train/checkpoint.h"
 #include "train/trial_runner.h"
+#include "tune/contained_trial.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -175,9 +176,222 @@ std::string trial_folder(const std::string& out_dir, const StudyRecord& study, i
          std::to_string(trial_index);
 }
 
+namespace {
+
+// What run_tuning_worker and a contained trial's process share: the options, the report and the
+// log lines with the worker's label.
+struct WorkerContext {
+  const std::string& store_path;
+  const WorkerOptions& options;
+  WorkerReport& report;
+
+  void log(const std::string& line) const {
+    if (options.progress) options.progress->log((options.label.empty() ? "" : options.label + ": ") + line);
+  }
+  template <typename Call>
+  void timed(Call&& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    report.store_seconds += seconds_since(start);
+    ++report.store_calls;
+  }
+};
+
+enum class TrialEnd { finished, interrupted, lease_lost };
+using WorkloadCache = std::map<std::string, std::unique_ptr<Workload>>;  // data loaded once per workload
+
+std::string trial_name(const StudyRecord& study, const TrialRecord& trial) {
+  return study.name() + " trial " + std::to_string(trial.index);
+}
+
+// Racing (options.race): the stop rules on the trial, and the refresh of their bounds from the
+// store, now and after each of the trial's evals. The 4x cut-off's bound is re-read at most every
+// kCutoffRefreshSec (it reads every study of the workload).
+std::function<void()> add_racing(StudyStore& store, WorkerContext& w, const StudyRecord& study, const Workload& workload,
+                                 TrialOptions& trial_options) {
+  const WorkerOptions& options = w.options;
+  std::shared_ptr<std::atomic<int64_t>> best_index;
+  if (study.ruleset == "external") {
+    best_index = std::make_shared<std::atomic<int64_t>>(-1);
+    trial_options.extra_stop_rules.push_back(stop_when_outraced(workload.spec(), best_index));
+  }
+  auto fastest = std::make_shared<FastestBound>();
+  // The 4x cut-off: asked for, and evals by time (its bound needs the eval period).
+  const bool cutoff = options.race_cutoff && trial_options.spec.eval_every_steps == 0 &&
+                      trial_options.spec.eval_at_steps.empty() && options.checkpoint_every_steps == 0 &&
+                      options.checkpoint_every_sec == 0;
+  if (cutoff) {
+    trial_options.extra_stop_rules.push_back(stop_past_the_cutoff(workload.spec(), workload.spec().eval_period_sec, fastest));
+  }
+  auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
+  auto refresh = [&store, &w, best_index, fastest, cutoff, last_cutoff_read, study] {
+    if (best_index) {
+      std::optional<int64_t> best;
+      w.timed([&] { best = store.best_eval_index_to_target(study.id); });
+      best_index->store(best ? *best : -1);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (cutoff && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
+      *last_cutoff_read = now;
+      const RaceBounds no_fixed;
+      FastestTimes f;
+      w.timed([&] { f = (w.options.race_bounds ? *w.options.race_bounds : no_fixed).fastest(store, study); });
+      fastest->seconds.store(f.seconds);
+      fastest->steps.store(f.steps);
+    }
+  };
+  refresh();
+  return refresh;
+}
+
+// The trial's options: its spec, seed, folder (a re-run resumes from its checkpoint or starts
+// from a clean folder) and the algorithm factory for virtual workers.
+TrialOptions trial_options_for(const TrialRecord& trial, const StudyRecord& study, const WorkerOptions& options) {
+  TrialOptions trial_options;
+  trial_options.spec = TrialSpec::from_json(study.trial_spec);  // virtual workers inside this process
+  trial_options.make_algorithm = [name = study.algorithm] { return create_algorithm(name); };
+  trial_options.seed = trial.seed;
+  if (!options.out_dir.empty()) {
+    trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
+    trial_options.checkpoint_every_steps = options.checkpoint_every_steps;
+    trial_options.checkpoint_every_sec = options.checkpoint_every_sec;
+    const bool checkpointed = options.checkpoint_every_steps > 0 || options.checkpoint_every_sec > 0;
+    // A re-run continues from the killed attempt's checkpoint when there is one; otherwise it
+    // starts from a clean folder: no rows of the attempt that was killed.
+    if (trial.attempts > 1 && checkpointed && checkpoint_exists(trial_options.out_dir + "/checkpoint")) {
+      trial_options.resume = true;
+    } else if (trial.attempts > 1) {
+      std::filesystem::remove_all(trial_options.out_dir);
+    }
+  }
+  return trial_options;
+}
+
+// Runs a trial this worker has claimed, here: its evals streamed into the store, its outcome
+// recorded (finished), the trial released (interrupted) or left to the worker that took it over.
+TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const StudyRecord& study,
+                           const std::string& owner, WorkerContext& w, WorkloadCache& workloads) {
+  const WorkerOptions& options = w.options;
+  TrialOptions trial_options = trial_options_for(trial, study, options);
+  // One workload per (name, model options): a scientific round's values are different models.
+  auto& workload = workloads[study.workload + "|" + to_string(trial_options.spec.workload_options)];
+  if (!workload) workload = create_workload(study.workload, trial_options.spec.workload_options);
+  auto algorithm = create_algorithm(study.algorithm);
+  std::optional<Hyperparameters> hparams;
+  if (trial.hparams_json) hparams = Hyperparameters::from_json_text(*trial.hparams_json, study.name());
+  std::atomic<bool> trial_stop{false}, lease_lost{false};
+  trial_options.stop_requested = &trial_stop;
+  const std::unique_ptr<Clock> trial_clock = options.make_trial_clock ? options.make_trial_clock() : nullptr;
+  trial_options.clock = trial_clock.get();
+  const std::function<void()> refresh_bound =
+      options.race ? add_racing(store, w, study, *workload, trial_options) : std::function<void()>();
+  trial_options.observers.push_back(std::make_shared<StoreRecorder>(
+      store, trial, owner, [&](auto&& call) { w.timed(call); }, w.report.evals_recorded,
+      [&] {
+        lease_lost = true;
+        trial_stop = true;
+      },
+      refresh_bound));
+  const bool show_trial_progress = options.progress && Progress::auto_detect() == Progress::Mode::terminal;
+  trial_options.progress = show_trial_progress ? options.progress : nullptr;
+
+  w.log(study.name() + " trial " + std::to_string(trial.index) + "/" + std::to_string(study.planned_trials) +
+        (trial.attempts > 1 ? " (attempt " + std::to_string(trial.attempts) + ")" : "") + ": " +
+        (trial.hparams_json ? *trial.hparams_json : std::string("self-tuning")));
+  TrialResult result;
+  const auto trial_start = std::chrono::steady_clock::now();
+  {
+    Heartbeat heartbeat(w.store_path, trial.id, owner, options, trial_stop, lease_lost);
+    try {
+      result = run_trial(*workload, *algorithm, hparams, trial_options);
+    } catch (const InputError& e) {
+      // Bad input (e.g. a missing data folder) fails every trial alike: give this one back
+      // so that the fixed command resumes it, and stop.
+      heartbeat.stop();
+      w.report.store_seconds += heartbeat.store_seconds();
+      store.release_trial(trial.id, owner, std::string("error: ") + e.what());
+      throw;
+    }
+    heartbeat.stop();
+    w.report.store_seconds += heartbeat.store_seconds();
+    w.report.store_calls += heartbeat.calls();
+  }
+  w.report.trial_seconds += seconds_since(trial_start);
+
+  if (lease_lost) {
+    w.log(trial_name(study, trial) + ": lease lost (another worker took the trial over); result discarded");
+    return TrialEnd::lease_lost;
+  }
+  if (result.interrupted()) {
+    w.timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
+    w.log(trial_name(study, trial) + ": interrupted; it will be re-run on resume");
+    return TrialEnd::interrupted;
+  }
+  try {
+    w.timed([&] { store.finish_trial(trial.id, owner, result.outcome()); });
+  } catch (const LeaseLost&) {
+    w.log(trial_name(study, trial) + ": lease lost before the result was recorded");
+    return TrialEnd::lease_lost;
+  }
+  ++w.report.trials_run;
+  if (is_race_stop(result.stop_reason)) ++w.report.trials_raced;
+  w.log(trial_name(study, trial) + ": " + describe_result(result));
+  return TrialEnd::finished;
+}
+
+// The trial as the store holds it now (after its process ended).
+TrialRecord reread(StudyStore& store, WorkerContext& w, const TrialRecord& trial) {
+  std::vector<TrialRecord> trials;
+  w.timed([&] { trials = store.trials(trial.study_id); });
+  for (auto& t : trials)
+    if (t.id == trial.id) return t;
+  throw Error("trial " + std::to_string(trial.id) + " is no longer in the store");
+}
+
+// An untrusted algorithm's trial, run by a child process (tune/contained_trial.h) that records it
+// like run_claimed_trial. What the child could not record (it crashed, hung past its limit, exited
+// or was killed) is recorded here: the trial fails with the reason, and the worker goes on.
+TrialEnd run_contained(StudyStore& store, const TrialRecord& trial, const StudyRecord& study, const std::string& owner,
+                       WorkerContext& w) {
+  const auto trial_start = std::chrono::steady_clock::now();
+  const TrialProcessExit exit = run_trial_process(
+      trial_process_options(w.store_path, trial, study, owner, w.options), trial_process_limit_sec(study, w.options.trial_limit_sec),
+      w.options.stop_requested);
+  w.report.trial_seconds += seconds_since(trial_start);
+  const TrialRecord now = reread(store, w, trial);
+  if (now.status != StoredTrialStatus::running || now.lease_owner != owner) {
+    if (now.status == StoredTrialStatus::interrupted) return TrialEnd::interrupted;
+    if (now.status == StoredTrialStatus::pending || !is_terminal(now.status)) return TrialEnd::lease_lost;
+    ++w.report.trials_run;
+    if (now.result && now.result->status == TrialStatus::stopped) ++w.report.trials_raced;
+    return TrialEnd::finished;
+  }
+  if (exit.input_error) {
+    w.timed([&] { store.release_trial(trial.id, owner, "error: bad input (the trial's process said why above)"); });
+    throw InputError(trial_name(study, trial) + ": its process stopped on bad input (the message above)");
+  }
+  if (exit.interrupted) {
+    w.timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
+    w.log(trial_name(study, trial) + ": interrupted; it will be re-run on resume");
+    return TrialEnd::interrupted;
+  }
+  const TrialOutcome failed = failed_outcome(exit.reason, store.evals(trial.id, trial.attempts));
+  try {
+    w.timed([&] { store.finish_trial(trial.id, owner, failed); });
+  } catch (const LeaseLost&) {
+    return TrialEnd::lease_lost;
+  }
+  ++w.report.trials_run;
+  w.log(trial_name(study, trial) + ": failed [" + exit.reason + "]");
+  return TrialEnd::finished;
+}
+
+}  // namespace
+
 WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
                                const WorkerOptions& options) {
   WorkerReport report;
+  WorkerContext w{store_path, options, report};
   StudyStore store(store_path, worker_store_options());
   const std::string owner = StudyStore::make_owner_id();
   std::map<int64_t, StudyRecord> by_id;
@@ -186,18 +400,8 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     by_id[s.id] = s;
     ids.push_back(s.id);
   }
-  const std::string prefix = options.label.empty() ? "" : options.label + ": ";
-  auto log = [&](const std::string& line) {
-    if (options.progress) options.progress->log(prefix + line);
-  };
   auto stopping = [&] { return options.stop_requested && options.stop_requested->load(); };
-  auto timed = [&](auto&& call) {
-    const auto start = std::chrono::steady_clock::now();
-    call();
-    report.store_seconds += seconds_since(start);
-    ++report.store_calls;
-  };
-  std::map<std::string, std::unique_ptr<Workload>> workloads;  // data loaded once per workload
+  WorkloadCache workloads;
   // Trials in a row whose lease this worker lost. One is a worker that stalled past its lease;
   // several in a row mean the store no longer keeps leases (damaged, or workers whose leases
   // expire before they renew them), and re-running trials would go on for ever.
@@ -213,10 +417,10 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
 
   while (!stopping()) {
     std::optional<TrialRecord> claimed;
-    timed([&] { claimed = store.claim_trial(ids, owner, options.lease_sec); });
+    w.timed([&] { claimed = store.claim_trial(ids, owner, options.lease_sec); });
     if (!claimed) {
       StudyProgress progress;
-      timed([&] { progress = store.progress(ids); });
+      w.timed([&] { progress = store.progress(ids); });
       if (progress.finished() || !options.wait_for_others) break;
       // Other workers hold the remaining trials: wait, and take over any whose lease expires.
       for (double waited = 0.0; waited < options.poll_sec && !stopping(); waited += 0.05) {
@@ -226,132 +430,46 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     }
     const TrialRecord& trial = *claimed;
     const StudyRecord& study = by_id.at(trial.study_id);
-
-    TrialOptions trial_options;
-    trial_options.spec = TrialSpec::from_json(study.trial_spec);  // virtual workers inside this process
-    // One workload per (name, model options): a scientific round's values are different models.
-    auto& workload = workloads[study.workload + "|" + to_string(trial_options.spec.workload_options)];
-    if (!workload) workload = create_workload(study.workload, trial_options.spec.workload_options);
-    auto algorithm = create_algorithm(study.algorithm);
-    trial_options.make_algorithm = [name = study.algorithm] { return create_algorithm(name); };
-    std::optional<Hyperparameters> hparams;
-    if (trial.hparams_json) hparams = Hyperparameters::from_json_text(*trial.hparams_json, study.name());
-
-    trial_options.seed = trial.seed;
-    if (!options.out_dir.empty()) {
-      trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
-      trial_options.checkpoint_every_steps = options.checkpoint_every_steps;
-      trial_options.checkpoint_every_sec = options.checkpoint_every_sec;
-      const bool checkpointed = options.checkpoint_every_steps > 0 || options.checkpoint_every_sec > 0;
-      // A re-run continues from the killed attempt's checkpoint when there is one; otherwise it
-      // starts from a clean folder: no rows of the attempt that was killed.
-      if (trial.attempts > 1 && checkpointed && checkpoint_exists(trial_options.out_dir + "/checkpoint")) {
-        trial_options.resume = true;
-      } else if (trial.attempts > 1) {
-        std::filesystem::remove_all(trial_options.out_dir);
-      }
-    }
-    std::atomic<bool> trial_stop{false}, lease_lost{false};
-    trial_options.stop_requested = &trial_stop;
-    const std::unique_ptr<Clock> trial_clock = options.make_trial_clock ? options.make_trial_clock() : nullptr;
-    trial_options.clock = trial_clock.get();
-    // Racing: the study's bound, read from the store now and after each of this trial's evals;
-    // the 4x cut-off's bound now and then at most every kCutoffRefreshSec (it reads every study
-    // of the workload).
-    std::function<void()> refresh_bound;
-    if (options.race) {
-      std::shared_ptr<std::atomic<int64_t>> best_index;
-      if (study.ruleset == "external") {
-        best_index = std::make_shared<std::atomic<int64_t>>(-1);
-        trial_options.extra_stop_rules.push_back(stop_when_outraced(workload->spec(), best_index));
-      }
-      auto fastest = std::make_shared<FastestBound>();
-      // The 4x cut-off: asked for, and evals by time (its bound needs the eval period).
-      const bool cutoff = options.race_cutoff && trial_options.spec.eval_every_steps == 0 &&
-                            trial_options.spec.eval_at_steps.empty() && options.checkpoint_every_steps == 0 &&
-                            options.checkpoint_every_sec == 0;
-      if (cutoff) {
-        trial_options.extra_stop_rules.push_back(
-            stop_past_the_cutoff(workload->spec(), workload->spec().eval_period_sec, fastest));
-      }
-      const RaceBounds no_fixed;
-      auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
-      refresh_bound = [&store, &timed, &options, best_index, fastest, cutoff, last_cutoff_read, no_fixed, study] {
-        if (best_index) {
-          std::optional<int64_t> best;
-          timed([&] { best = store.best_eval_index_to_target(study.id); });
-          best_index->store(best ? *best : -1);
-        }
-        const auto now = std::chrono::steady_clock::now();
-        if (cutoff && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
-          *last_cutoff_read = now;
-          FastestTimes f;
-          timed([&] { f = (options.race_bounds ? *options.race_bounds : no_fixed).fastest(store, study); });
-          fastest->seconds.store(f.seconds);
-          fastest->steps.store(f.steps);
-        }
-      };
-      refresh_bound();
-    }
-    auto recorder = std::make_shared<StoreRecorder>(
-        store, trial, owner, [&](auto&& call) { timed(call); }, report.evals_recorded,
-        [&] {
-          lease_lost = true;
-          trial_stop = true;
-        },
-        refresh_bound);
-    trial_options.observers.push_back(recorder);
-    const bool show_trial_progress = options.progress && Progress::auto_detect() == Progress::Mode::terminal;
-    trial_options.progress = show_trial_progress ? options.progress : nullptr;
-
-    log(study.name() + " trial " + std::to_string(trial.index) + "/" + std::to_string(study.planned_trials) +
-        (trial.attempts > 1 ? " (attempt " + std::to_string(trial.attempts) + ")" : "") + ": " +
-        (trial.hparams_json ? *trial.hparams_json : std::string("self-tuning")));
-    TrialResult result;
-    const auto trial_start = std::chrono::steady_clock::now();
-    {
-      Heartbeat heartbeat(store_path, trial.id, owner, options, trial_stop, lease_lost);
-      try {
-        result = run_trial(*workload, *algorithm, hparams, trial_options);
-      } catch (const InputError& e) {
-        // Bad input (e.g. a missing data folder) fails every trial alike: give this one back
-        // so that the fixed command resumes it, and stop.
-        heartbeat.stop();
-        report.store_seconds += heartbeat.store_seconds();
-        store.release_trial(trial.id, owner, std::string("error: ") + e.what());
-        throw;
-      }
-      heartbeat.stop();
-      report.store_seconds += heartbeat.store_seconds();
-      report.store_calls += heartbeat.calls();
-    }
-    report.trial_seconds += seconds_since(trial_start);
-
-    if (lease_lost) {
-      log(study.name() + " trial " + std::to_string(trial.index) +
-          ": lease lost (another worker took the trial over); result discarded");
-      lost_another(study.name() + " trial " + std::to_string(trial.index));
+    const bool contained = !options.trial_process.empty() && runs_contained(study.algorithm);
+    const TrialEnd end = contained ? run_contained(store, trial, study, owner, w)
+                                   : run_claimed_trial(store, trial, study, owner, w, workloads);
+    if (end == TrialEnd::lease_lost) {
+      lost_another(trial_name(study, trial));
       continue;
     }
-    if (result.interrupted()) {
-      timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
-      log(study.name() + " trial " + std::to_string(trial.index) + ": interrupted; it will be re-run on resume");
+    if (end == TrialEnd::interrupted) {
       report.interrupted = true;
       break;
     }
-    try {
-      timed([&] { store.finish_trial(trial.id, owner, result.outcome()); });
-      leases_lost_in_a_row = 0;
-      ++report.trials_run;
-      if (is_race_stop(result.stop_reason)) ++report.trials_raced;
-      log(study.name() + " trial " + std::to_string(trial.index) + ": " + describe_result(result));
-    } catch (const LeaseLost&) {
-      log(study.name() + " trial " + std::to_string(trial.index) + ": lease lost before the result was recorded");
-      lost_another(study.name() + " trial " + std::to_string(trial.index));
-    }
+    leases_lost_in_a_row = 0;
   }
   if (stopping()) report.interrupted = true;
   return report;
+}
+
+int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
+                        const WorkerOptions& options) {
+  WorkerReport report;
+  WorkerContext w{store_path, options, report};
+  StudyStore store(store_path, worker_store_options());
+  std::optional<StudyRecord> study;
+  for (const auto& s : store.studies())
+    if (s.id == study_id) study = s;
+  if (!study) throw Error("contained trial: no study " + std::to_string(study_id) + " in " + store_path);
+  TrialRecord probe;
+  probe.id = trial_id;
+  probe.study_id = study_id;
+  const TrialRecord trial = reread(store, w, probe);
+  if (trial.status != StoredTrialStatus::running || trial.lease_owner != owner) {
+    throw Error("contained trial: " + trial_name(*study, trial) + " is not running under this worker's lease");
+  }
+  WorkloadCache workloads;
+  switch (run_claimed_trial(store, trial, *study, owner, w, workloads)) {
+    case TrialEnd::finished: return 0;
+    case TrialEnd::interrupted: return 130;
+    case TrialEnd::lease_lost: return 3;
+  }
+  return 1;
 }
 
 }  // namespace pacer

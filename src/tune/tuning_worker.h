@@ -50,6 +50,12 @@ struct WorkerOptions {
   // cut trial might have reached before its budget, a cost below 1 instead of above).
   bool race_cutoff = false;
   std::shared_ptr<const RaceBounds> race_bounds;
+  // The program that runs an untrusted algorithm's trial (a Python submission, a plugin) in a
+  // process of its own (tune/contained_trial.h): the CLI sets its own executable. Empty: every
+  // trial runs in this process.
+  std::string trial_process;
+  double trial_limit_sec = 0.0;  // wall-clock limit of such a process; 0: 4 x the trial's budget + 120 s
+  int trial_process_threads = 1; // its intra-op threads: the worker's own count
   // Tests: the clock each trial is timed by (e.g. one that makes times deterministic); empty:
   // the trial spec's clock.
   std::function<std::unique_ptr<Clock>()> make_trial_clock;
@@ -71,6 +77,12 @@ constexpr int kLeasesLostInARowLimit = 3;
 
 WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
                                const WorkerOptions& options);
+
+// A contained trial's process (`pacer contained-trial`): runs the trial STUDY_ID/TRIAL_ID that a
+// worker claimed under OWNER, as that worker would in process. Returns the exit status: 0 recorded,
+// 130 interrupted (released), 3 the lease was lost.
+int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
+                        const WorkerOptions& options);
 
 // The reference layout folder of a trial: <out>/study_<k>/<workload>_libtorch/trial_<i>.
 std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index,

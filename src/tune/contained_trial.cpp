@@ -1,0 +1,139 @@
+#include "tune/contained_trial.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <sstream>
+
+#include "algorithms/plugin_loader.h"
+#include "core/error.h"
+#include "train/trial_spec.h"
+#include "tune/tuning_worker.h"
+#include "workloads/registry.h"
+
+namespace pacer {
+namespace {
+
+std::string exact(double value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << value;
+  return out.str();
+}
+
+std::string signal_name(int signal_number) {
+  const char* name = ::strsignal(signal_number);
+  return "signal " + std::to_string(signal_number) + (name ? std::string(" (") + name + ")" : std::string());
+}
+
+}  // namespace
+
+bool runs_contained(const std::string& algorithm) { return plugin_of(algorithm) != nullptr; }
+
+ChildProcessOptions trial_process_options(const std::string& store, const TrialRecord& trial,
+                                          const StudyRecord& study, const std::string& owner,
+                                          const WorkerOptions& options) {
+  ChildProcessOptions child;
+  child.executable = options.trial_process;
+  child.argv = {options.trial_process, "contained-trial", "--store", store, "--study", std::to_string(trial.study_id),
+                "--trial", std::to_string(trial.id), "--owner", owner, "--threads", std::to_string(options.trial_process_threads),
+                "--lease", exact(options.lease_sec), "--heartbeat", exact(options.heartbeat_sec)};
+  auto add = [&](std::initializer_list<std::string> words) { child.argv.insert(child.argv.end(), words); };
+  // The child loads the algorithm's file again: what this process registered is not registered there.
+  if (const LoadedPlugin* plugin = plugin_of(study.algorithm)) {
+    add({plugin->python ? "--python-file" : "--plugin-file", plugin->path});
+  }
+  if (!options.label.empty()) add({"--label", options.label});
+  if (!options.out_dir.empty()) add({"--out-dir", options.out_dir});
+  if (options.experiment_folders) add({"--experiment-folders"});
+  if (options.checkpoint_every_steps > 0) add({"--checkpoint-every-steps", std::to_string(options.checkpoint_every_steps)});
+  if (options.checkpoint_every_sec > 0) add({"--checkpoint-every-sec", exact(options.checkpoint_every_sec)});
+  if (options.race) add({"--race"});
+  if (options.race_cutoff) add({"--race-cutoff"});
+  if (const auto fixed = options.race_bounds ? options.race_bounds->fixed(study.workload, study.ruleset) : std::nullopt) {
+    add({"--fixed-bound", fixed_bound_arg(study.workload, study.ruleset, *fixed)});
+  }
+  if (!options.progress) add({"--quiet"});
+  child.environment = {"PACER_SUPERVISOR_PID=" + std::to_string(::getpid())};
+  child.label = options.label.empty() ? "trial" : options.label;
+  child.capture_output = false;  // its lines go where the worker's go
+  return child;
+}
+
+std::string fixed_bound_arg(const std::string& workload, const std::string& ruleset, const FastestTimes& times) {
+  return workload + "," + ruleset + "," + exact(times.seconds) + "," + exact(times.steps);
+}
+
+void add_fixed_bound_arg(RaceBounds& bounds, const std::string& arg) {
+  std::vector<std::string> parts;
+  std::stringstream in(arg);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (parts.size() != 4) throw InputError("--fixed-bound '" + arg + "': expected WORKLOAD,RULESET,SECONDS,STEPS");
+  bounds.add_fixed(parts[0], parts[1], {std::stod(parts[2]), std::stod(parts[3])});
+}
+
+double trial_process_limit_sec(const StudyRecord& study, double limit_sec) {
+  if (limit_sec > 0) return limit_sec;
+  const TrialSpec spec = TrialSpec::from_json(study.trial_spec);
+  return 4.0 * spec.resolved_time_budget(workload_spec(study.workload)) + 120.0;
+}
+
+TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limit_sec,
+                                   const std::atomic<bool>* stop_requested, double grace_sec) {
+  using Clock = std::chrono::steady_clock;
+  ProcessSupervisorOptions supervision;
+  supervision.poll_interval_sec = 0.05;
+  supervision.grace_sec = grace_sec;
+  ProcessSupervisor supervisor(supervision);
+  const size_t index = supervisor.spawn(child);
+  const pid_t pid = supervisor.children().at(index).pid;
+  const auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+  const auto deadline = Clock::now() + seconds(limit_sec);
+  std::optional<Clock::time_point> kill_at;  // a grace period after a forwarded interrupt
+  TrialProcessExit exit;
+  while (supervisor.step()) {
+    const auto now = Clock::now();
+    if (!exit.interrupted && stop_requested && stop_requested->load()) {
+      exit.interrupted = true;
+      supervisor.interrupt();
+      kill_at = now + seconds(grace_sec);
+    }
+    if ((!exit.timed_out && now >= deadline) || (kill_at && now >= *kill_at)) {
+      exit.timed_out = exit.timed_out || now >= deadline;
+      kill_at.reset();
+      supervisor.signal_running(SIGKILL);
+    }
+  }
+  ::kill(-pid, SIGKILL);  // anything it left behind in its process group (a fork of the submission's)
+  exit.exit_code = supervisor.children().at(index).exit_code;
+  exit.input_error = exit.exit_code == 2;
+  if (exit.timed_out) {
+    exit.reason = "ran past its limit of " + exact(limit_sec) + " s of wall time (--trial-limit; evals included); its process was killed";
+  } else if (exit.exit_code > 128) {
+    exit.reason = "its process died: " + signal_name(exit.exit_code - 128);
+  } else if (exit.exit_code == 0) {
+    exit.reason = "its process exited (status 0) before recording a result";
+  } else {
+    exit.reason = "its process exited with status " + std::to_string(exit.exit_code) + " (its message is above)";
+  }
+  return exit;
+}
+
+TrialOutcome failed_outcome(const std::string& reason, const std::vector<EvalRecord>& evals) {
+  TrialOutcome outcome;
+  outcome.status = TrialStatus::failed;
+  outcome.stop_reason = "error";
+  outcome.message = reason;
+  if (!evals.empty()) {
+    outcome.steps = evals.back().step;
+    outcome.submission_time = evals.back().accumulated_submission_time;
+    outcome.eval_time = evals.back().accumulated_eval_time;
+    outcome.total_duration = evals.back().total_duration;
+  }
+  return outcome;
+}
+
+}  // namespace pacer

@@ -1,0 +1,29 @@
+"""sgd.py that misbehaves at step 2 as PACER_TEST_HOSTILE says: "segfault" (its process dies),
+"hang" (the step never returns, and Ctrl-C is ignored), "exit" (os._exit(0): no result), "fork"
+(a second process runs on). Untrusted code of this kind must fail its trial alone."""
+import ctypes
+import os
+import signal
+import time
+
+import sgd
+from sgd import data_selection, get_batch_size, init_optimizer_state, prepare_for_eval  # noqa: F401
+
+
+def update_params(workload, current_param_container, current_params_types, model_state, hyperparameters,
+                  batch, loss_type, optimizer_state, eval_results, global_step, rng, train_state=None):
+    if global_step == 2:
+        how = os.environ.get("PACER_TEST_HOSTILE", "")
+        if how == "segfault":
+            ctypes.string_at(0)
+        elif how == "hang":
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            while True:
+                time.sleep(0.1)
+        elif how == "exit":
+            os._exit(0)
+        elif how == "fork" and os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+    return sgd.update_params(workload, current_param_container, current_params_types, model_state,
+                             hyperparameters, batch, loss_type, optimizer_state, eval_results, global_step, rng)
