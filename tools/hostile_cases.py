@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile cases of issue 32 (hardening, third round), run against a pacer executable.
+"""Hostile cases of issues 32 and 48 (hardening, third and fourth rounds), run against a pacer executable.
 
     tools/hostile_cases.py build/pacer              # every case, a table and the counts
     tools/hostile_cases.py OLD/pacer --json out.json
@@ -547,6 +547,154 @@ def _(c):
     rc, out, err = c.run("run", "-w", "synthetic_regression", "-a", "sgd", "--max-steps", "5", "--eval-every", "5",
                          "--threads", "1")
     return ("ok", "said") if "--out" in out + err else ("unclear", "says nothing of where results went")
+
+
+# ---- round 4 (issue 48): read commands that never write, contained submissions, orphans ----------
+# Names start with "r4:" (tools/hostile_cases.py PACER -k r4: runs only these).
+
+OLD_STORE = os.path.join(REPO, "tests", "data", "store_before_trial_spec.db")  # schema 1
+HOSTILE = os.path.join(REPO, "tests", "data", "python_submissions", "hostile.py")
+
+
+def old_store(c):
+    shutil.copy(OLD_STORE, c.path("old.db"))
+    return c.path("old.db"), read(c.path("old.db"), "rb")
+
+
+@case("read-only", "r4: study list, score and a refused delete of a schema-1 store")
+def _(c):
+    store, before = old_store(c)
+    c.run("study", "list", store)
+    c.run("score", store, "--time", "steps")
+    c.run("study", "delete", store, "nadamw")
+    return ("ok", "left as it was") if read(store, "rb") == before else ("data-loss", "the store was rewritten")
+
+
+@case("read-only", "r4: study export --csv -o the store itself")
+def _(c):
+    store = c.store()
+    before = read(store, "rb")
+    rc, _, err = c.run("study", "export", store, "--csv", "-o", store)
+    return judge_refusal(rc, err, harmed=read(store, "rb") != before)
+
+
+@case("read-only", "r4: study delete NAME --yes where an external and a self study share NAME")
+def _(c):
+    store = c.store(studies=1)
+    open(c.path("space.json"), "w").write('{"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}}')
+    c.run("tune", "-w", "synthetic_regression", "-a", "sgd", "--space", c.path("space.json"), "--studies", "1",
+          "--trials", "1", "--max-steps", "5", "--eval-every", "5", "--threads", "1", "-q", "--store", store)
+    import sqlite3
+    count = lambda: sqlite3.connect(store).execute("SELECT count(*) FROM studies").fetchone()[0]
+    before = count()
+    rc, _, err = c.run("study", "delete", store, "sgd/synthetic_regression/study_1", "--yes")
+    return judge_refusal(rc, err, "names 2 studies", harmed=before - count() > 1)
+
+
+@case("read-only", "r4: score STORE COPY with the same studies in both")
+def _(c):
+    store = c.store()
+    c.run("study", "copy", store, c.path("copy.db"))
+    rc, _, err = c.run("score", "--self-tuning", store, c.path("copy.db"))
+    return judge_refusal(rc, err, "is in both")
+
+
+@case("read-only", "r4: score STORE STORE")
+def _(c):
+    store = c.store()
+    rc, _, err = c.run("score", "--self-tuning", store, store)
+    return judge_refusal(rc, err, "given twice")
+
+
+def hostile_tune(c, how, *extra, timeout=300):
+    env = dict(os.environ, PACER_TEST_HOSTILE=how)
+    rc, out, err = c.run("tune", "-w", "fmnist_mlp", "-a", HOSTILE, "--studies", "1", "--trials", "2", "--max-steps",
+                         "10", "--eval-every", "5", "--threads", "1", "--store", c.path("h.db"), *extra,
+                         timeout=timeout, env=env)
+    _, shown, _ = c.run("study", "show", c.path("h.db"))
+    failed = sum(" failed " in line for line in shown.splitlines())
+    return rc, err, failed
+
+
+@case("contained", "r4: a Python submission that segfaults inside pacer tune")
+def _(c):
+    rc, err, failed = hostile_tune(c, "segfault")
+    if crashed(rc, err):
+        return "crash", "tune died: rc %d" % rc
+    return ("ok", "both trials failed, study done") if failed == 2 else ("wrong", "%d trials failed" % failed)
+
+
+@case("contained", "r4: a Python submission whose step never returns (Ctrl-C ignored)")
+def _(c):
+    rc, err, failed = hostile_tune(c, "hang", "--trial-limit", "20", timeout=120)
+    if crashed(rc, err):
+        return "crash", "rc %d" % rc
+    return ("ok", "stopped at the limit, failed") if failed == 2 else ("wrong", "%d trials failed" % failed)
+
+
+@case("contained", "r4: a Python submission calling os._exit(0) inside pacer tune")
+def _(c):
+    rc, err, failed = hostile_tune(c, "exit")
+    return ("ok", "both trials failed with the reason") if failed == 2 else ("wrong", "rc %d, %d failed" % (rc, failed))
+
+
+@case("orphans", "r4: kill -9 of pacer tune --workers 2 leaves no worker running")
+def _(c):
+    open(c.path("space.json"), "w").write('{"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"}}')
+    p = subprocess.Popen([c.pacer_path, "tune", "-w", "synthetic_regression", "-a", "sgd", "--space",
+                          c.path("space.json"), "--studies", "2", "--trials", "3", "--max-steps", "300000",
+                          "--eval-every", "10000", "--ignore-targets", "--budget", "1000", "--threads", "1", "-q",
+                          "--workers", "2", "--store", c.path("w.db")], cwd=c.dir,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(4)
+    p.kill()
+    p.wait()
+    pattern = "[-]-store " + c.path("w.db")
+    deadline = time.time() + 20
+    while subprocess.run(["pgrep", "-f", pattern], stdout=subprocess.DEVNULL).returncode == 0 and time.time() < deadline:
+        time.sleep(0.2)
+    if subprocess.run(["pgrep", "-f", pattern], stdout=subprocess.DEVNULL).returncode == 0:
+        subprocess.run(["pkill", "-9", "-f", pattern])
+        return "wrong", "workers ran on unseen after their command was killed"
+    return "ok", "the workers stopped"
+
+
+@case("messages", "r4: score a missing file, an empty file")
+def _(c):
+    open(c.path("empty.db"), "w").close()
+    rc1, _, err1 = c.run("score", c.path("missing.db"))
+    rc2, _, err2 = c.run("score", c.path("empty.db"))
+    first = judge_refusal(rc1, err1, "no such file")
+    return first if first[0] != "ok" else judge_refusal(rc2, err2, "empty file")
+
+
+@case("messages", "r4: a folder without submission.py given as -a")
+def _(c):
+    os.mkdir(c.path("sub"))
+    rc, _, err = c.run("run", "-w", "synthetic_regression", "-a", c.path("sub"), "--max-steps", "5", "-q")
+    return judge_refusal(rc, err, "submission.py")
+
+
+@case("messages", "r4: --targets whose metric is named validation/loss")
+def _(c):
+    store = c.store()
+    open(c.path("t.json"), "w").write('{"synthetic_regression": {"metric": "validation/loss", "min": 1, '
+                                      '"validation_target": 0.5}}')
+    rc, _, err = c.run("score", "--self-tuning", store, "--targets", c.path("t.json"))
+    return ("ok", "read as loss, with a warning") if rc == 0 and "read as 'loss'" in err else (
+        "unclear", "rc %d: %s" % (rc, err.strip()[:160]))
+
+
+@case("messages", "r4: board --out naming the store fails before any trial")
+def _(c):
+    store = c.store()
+    start = time.time()
+    rc, _, err = c.run("board", "-a", "sgd", "-w", "synthetic_regression", "--rulesets", "external", "--reruns", "0",
+                       "--studies", "1", "--trials", "1", "--max-steps", "5", "-q", "--store", c.path("b.db"),
+                       "--spaces", os.path.join(REPO, "spaces"), "--out", store)
+    verdict = judge_refusal(rc, err, "is a file")
+    return ("unclear", "refused only after running trials") if verdict[0] == "ok" and os.path.exists(
+        c.path("b.db")) else verdict
 
 
 def main():

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -45,7 +46,18 @@ py::object start_python() {
   static py::object glue;
   static std::string failure;
   std::call_once(once, [] {
-    py::initialize_interpreter(/*init_signal_handlers=*/false);  // Ctrl-C stays Pacer's
+    // The Python this bridge was built against (its standard library and site-packages, where the
+    // matching torch is), not whichever python3 comes first in PATH: embedded Python finds its
+    // prefix from the program name, and a pyenv or virtualenv python3 there gave it a prefix
+    // without torch. PACER_PYTHON names another interpreter; PYTHONHOME still wins over both.
+    PyConfig config;
+    PyConfig_InitIsolatedConfig(&config);
+    config.isolated = 0;
+    config.use_environment = 1;
+    config.install_signal_handlers = 0;  // Ctrl-C stays Pacer's
+    const char* chosen = std::getenv("PACER_PYTHON");
+    PyConfig_SetBytesString(&config, &config.program_name, chosen && *chosen ? chosen : PACER_PYTHON_EXECUTABLE);
+    py::initialize_interpreter(&config);
     try {
       py::module_ sys = py::module_::import("sys");
       sys.attr("argv") = py::make_tuple("pacer");

@@ -139,6 +139,8 @@ void make_store_folder(const std::string& location) {
 }
 
 bool is_sqlite_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;  // a FIFO would block the read
   std::ifstream in(path, std::ios::binary);
   char header[16] = {0};
   if (!in.read(header, sizeof(header))) return false;
