@@ -181,7 +181,8 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
   const std::vector<Case> cases = {{"segfault", "failed [its process died: signal 11", 2, 2},
                                    {"exit", "failed [its process exited (status 0) before recording a result]", 2, 2},
                                    {"hang", "failed [ran past its limit of 15 s of wall time", 1, 1},
-                                   {"fork", "", 1, 0}};
+                                   {"fork", "", 1, 0},
+                                   {"threads", "changed the intra-op thread count from 1 to 2", 1, 1}};
   for (const auto& c : cases) {
     ::setenv("PACER_TEST_HOSTILE", c.how.c_str(), 1);
     const std::string store = dir_ + "/" + c.how + ".db";

@@ -1,5 +1,6 @@
 #include "runtime/global_generator_lease.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 
 #include "core/error.h"
@@ -12,6 +13,12 @@ std::mutex& generator_mutex() {
   return m;
 }
 thread_local bool holds_lease = false;
+
+// LibTorch makes its default generator lazily, the first time any random op asks for it, even
+// with a generator of its own (at::randn(..., gen) evaluates the default). That first use may be
+// in any thread; its static-initialization guard is in uninstrumented LibTorch, so ThreadSanitizer
+// saw the next thread's manual_seed race with it. Made here, at start-up, before any thread.
+const bool kDefaultGeneratorMade = (at::detail::getDefaultCPUGenerator(), true);
 
 }  // namespace
 

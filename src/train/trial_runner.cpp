@@ -121,6 +121,7 @@ class TrialLoop {
   Metrics algorithm_metrics_;  // the algorithm's own, of the last step that reported any
   std::vector<double> grad_norms_since_eval_;
   bool time_remaining_ = true, training_complete_ = false, interrupted_ = false;
+  int threads_ = 0;  // intra-op threads Pacer set (--threads): an algorithm may not change them
   StepContext context_;
   std::optional<StopReason> stop_;
   TrialCheckpointing checkpoints_;
@@ -157,6 +158,7 @@ void TrialLoop::set_up() {
                          plan_ && plan_->combine_deltas && plan_->virtual_workers > 1);
   workload_.load({spec.data_dir, device_});
   network_ = workload_.init_model(derive_seed(options_.seed, SeedStream::model_init), device_);
+  threads_ = num_threads();
   algorithm_.init_optimizer_state(workload_, *network_, resolved_ ? &*resolved_ : nullptr,
                                   derive_seed(options_.seed, SeedStream::optimizer));
   if (plan_) data_parallel_ = make_data_parallel_step();
@@ -234,6 +236,13 @@ void TrialLoop::take_step() {
     synchronize(device_);
   }
   step_end_ = clock_.now();
+  // A submission's torch.set_num_threads would buy it compute the run did not grant (and change
+  // what its times mean): the trial fails, saying so.
+  if (num_threads() != threads_) {
+    throw SubmissionError("algorithm '" + algorithm_.name() + "' changed the intra-op thread count from " +
+                          std::to_string(threads_) + " to " + std::to_string(num_threads()) +
+                          "; Pacer sets it (--threads), an algorithm may not");
+  }
   state_.accumulated_submission_time += step_end_ - last_step_end_;
   state_.step += 1;
   training_complete_ = update.training_complete;

@@ -1,6 +1,6 @@
 """sgd.py that misbehaves at step 2 as PACER_TEST_HOSTILE says: "segfault" (its process dies),
 "hang" (the step never returns, and Ctrl-C is ignored), "exit" (os._exit(0): no result), "fork"
-(a second process runs on). Untrusted code of this kind must fail its trial alone."""
+(a second process runs on), "threads" (torch.set_num_threads(2): more compute than granted). Untrusted code of this kind must fail its trial alone."""
 import ctypes
 import os
 import signal
@@ -22,6 +22,9 @@ def update_params(workload, current_param_container, current_params_types, model
                 time.sleep(0.1)
         elif how == "exit":
             os._exit(0)
+        elif how == "threads":
+            import torch
+            torch.set_num_threads(2)
         elif how == "fork" and os.fork() == 0:
             time.sleep(60)
             os._exit(0)
