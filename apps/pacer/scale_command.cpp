@@ -34,7 +34,7 @@ int run_scale_command(const ScaleArgs& a) {
   make_store_folder(a.store);
   StudyStore store(a.store);
   const std::vector<StudyRecord> studies = plan_sweeps(store, plan.sweeps);
-  set_num_threads(a.threads);
+  const int threads = set_num_threads(a.threads);
 
   Progress progress(a.quiet ? Progress::Mode::quiet : Progress::auto_detect());
   progress.log(plan.headline(a.request));
@@ -42,6 +42,8 @@ int run_scale_command(const ScaleArgs& a) {
   options.out_dir = a.out.empty() ? "" : a.out + "/logs";
   options.experiment_folders = true;
   options.progress = &progress;
+  options.trial_process = "/proc/self/exe";  // a Python submission's or plugin's trials: contained
+  options.trial_process_threads = threads;
   const WorkerReport worker = run_tuning_worker(a.store, studies, options);
 
   const ScalingReport report = read_scaling_study(store, studies, plan.goal, {a.request.perfect, a.request.maximal});

@@ -61,6 +61,8 @@ int run_targets(TargetsArgs& a) {
   WorkerOptions worker;
   worker.stop_requested = &install_interrupt_handler();
   worker.progress = &progress;
+  worker.trial_process = "/proc/self/exe";  // a Python submission's or plugin's trials: contained
+  worker.trial_process_threads = threads;
   progress.log(target_setting_headline(setter, store.path()));
   const auto record = set_targets(setter, store, worker, threads);
   if (!record) return 130;

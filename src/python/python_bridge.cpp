@@ -56,7 +56,8 @@ py::object start_python() {
     config.use_environment = 1;
     config.install_signal_handlers = 0;  // Ctrl-C stays Pacer's
     const char* chosen = std::getenv("PACER_PYTHON");
-    PyConfig_SetBytesString(&config, &config.program_name, chosen && *chosen ? chosen : PACER_PYTHON_EXECUTABLE);
+    const char* program = chosen && *chosen ? chosen : PACER_PYTHON_EXECUTABLE;
+    if (*program) PyConfig_SetBytesString(&config, &config.program_name, program);  // empty: Python's own search
     py::initialize_interpreter(&config);
     try {
       py::module_ sys = py::module_::import("sys");

@@ -262,6 +262,12 @@ void run_script(StoreDatabase& db, const std::string& script) {
   }
 }
 
+void refuse_newer(StoreDatabase& db, int64_t version, int64_t latest) {
+  if (version <= latest) return;
+  throw InputError(db.location() + ": the study store has schema version " + std::to_string(version) +
+                   ", newer than this pacer understands (" + std::to_string(latest) + ")");
+}
+
 // Returns the version the store held. Read-only: nothing is written; an older store is read
 // through a private copy, migrated there.
 int64_t migrate(StoreDatabase& db, bool read_only) {
@@ -269,10 +275,7 @@ int64_t migrate(StoreDatabase& db, bool read_only) {
   if (read_only) {
     const int64_t version = db.schema_version();
     if (version == latest) return version;
-    if (version > latest) {
-      throw InputError(db.location() + ": the study store has schema version " + std::to_string(version) +
-                       ", newer than this pacer understands (" + std::to_string(latest) + ")");
-    }
+    refuse_newer(db, version, latest);
     if (version == 0) throw InputError(db.location() + ": not a pacer study store (no Pacer schema)");
     db.continue_on_private_copy();
   }
@@ -280,10 +283,7 @@ int64_t migrate(StoreDatabase& db, bool read_only) {
   db.transaction([&](bool) {
     db.lock_for_planning();  // two processes creating one store: one creates, the other waits
     const int64_t version = found = db.schema_version();
-    if (version > latest) {
-      throw InputError(db.location() + ": the study store has schema version " + std::to_string(version) +
-                       ", newer than this pacer understands (" + std::to_string(latest) + ")");
-    }
+    refuse_newer(db, version, latest);
     // A non-empty database without our version is someone else's.
     if (version == 0 && db.has_foreign_tables()) {
       throw InputError(db.location() + ": not a pacer study store (unknown tables)");

@@ -359,16 +359,21 @@ TrialEnd run_contained(StudyStore& store, const TrialRecord& trial, const StudyR
       w.options.stop_requested);
   w.report.trial_seconds += seconds_since(trial_start);
   const TrialRecord now = reread(store, w, trial);
-  if (now.status != StoredTrialStatus::running || now.lease_owner != owner) {
+  const bool still_ours = now.status == StoredTrialStatus::running && now.lease_owner == owner;
+  // Bad input stops the worker as in process (the child released the trial, or it is done here).
+  if (exit.input_error) {
+    if (still_ours) {
+      w.timed([&] { store.release_trial(trial.id, owner, "error: bad input (the trial's process said why above)"); });
+    }
+    throw InputError(trial_name(study, trial) + ": its process stopped on bad input (the message above)");
+  }
+  if (!still_ours) {
     if (now.status == StoredTrialStatus::interrupted) return TrialEnd::interrupted;
-    if (now.status == StoredTrialStatus::pending || !is_terminal(now.status)) return TrialEnd::lease_lost;
+    if (!is_terminal(now.status)) return TrialEnd::lease_lost;
     ++w.report.trials_run;
     if (now.result && now.result->status == TrialStatus::stopped) ++w.report.trials_raced;
+    w.report.evals_recorded += static_cast<int64_t>(store.evals(trial.id, trial.attempts).size());
     return TrialEnd::finished;
-  }
-  if (exit.input_error) {
-    w.timed([&] { store.release_trial(trial.id, owner, "error: bad input (the trial's process said why above)"); });
-    throw InputError(trial_name(study, trial) + ": its process stopped on bad input (the message above)");
   }
   if (exit.interrupted) {
     w.timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
