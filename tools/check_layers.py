@@ -13,8 +13,8 @@ import re
 import sys
 
 LAYERS = ["core", "runtime", "distributed", "data", "models", "workloads", "algorithms", "train", "store", "score", "tune",
-          "report", "scale", "probe", "analyze", "python"]
-TORCH_FREE_LAYERS = {"core", "store", "score", "report", "scale", "tune", "analyze"}
+          "report", "scale", "probe", "analyze", "serve", "python"]
+TORCH_FREE_LAYERS = {"core", "store", "score", "report", "scale", "tune", "analyze", "serve"}
 TORCH_ALLOWED = {"tune/tuning_worker.cpp", "tune/target_setting_run.cpp", "tune/run_request.cpp"}  # they run trials
 TORCH_FREE_HEADERS = {
     "distributed/data_parallel_spec.h", "workloads/workload_spec.h", "workloads/registry.h",

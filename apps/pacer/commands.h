@@ -22,6 +22,7 @@ Action add_targets_command(CLI::App& app);
 Action add_probe_command(CLI::App& app);
 Action add_analyze_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
+Action add_serve_command(CLI::App& app);
 // Hidden: the process of one contained trial (tune/contained_trial.h).
 Action add_contained_trial_command(CLI::App& app);
 

@@ -9,7 +9,7 @@
 #include "score/store_source.h"
 #include "score/score_outputs.h"
 #include "score/scoring.h"
-#include "tune/board.h"
+#include "tune/board_part.h"
 
 namespace pacer::cli {
 namespace {
@@ -19,41 +19,6 @@ struct ScoreArgs {
   std::string out, time = "seconds", board_part;
   ScoreOptions options;
 };
-
-// --board-part: the experiments of one part of a `pacer board` store, named by their algorithm as
-// in the board's tables ("adamw@rerun1" -> "adamw" for rerun1; "adamw" for external and self).
-void keep_board_part(const std::string& part, bool self_tuning, std::vector<TrialLog>& trials,
-                     std::vector<std::string>& names) {
-  const std::string valid = "--board-part '" + part + "': external, self or rerun<k> (k >= 1)";
-  int rerun = 0;
-  if (part.rfind("rerun", 0) == 0) {
-    const std::string k = part.substr(5);
-    if (k.empty() || k.size() > 6 || k.find_first_not_of("0123456789") != std::string::npos) throw InputError(valid);
-    rerun = std::stoi(k);
-    if (rerun <= 0) throw InputError(valid);
-  } else if (part != "external" && part != "self") {
-    throw InputError(valid);
-  }
-  // The self part and the external ones share experiment names; the ruleset tells them apart.
-  if ((part == "self") != self_tuning)
-    throw InputError(part == "self" ? "--board-part self needs --self-tuning (the self-tuning studies)"
-                                    : "--board-part " + part + " is external tuning: leave out --self-tuning");
-  std::vector<TrialLog> kept;
-  for (auto& t : trials) {
-    const auto [algorithm, k] = board_algorithm_of(t.submission);
-    if (k != rerun) continue;
-    t.submission = algorithm;
-    kept.push_back(std::move(t));
-  }
-  std::vector<std::string> kept_names;
-  for (const auto& n : names) {
-    const auto [algorithm, k] = board_algorithm_of(n);
-    if (k == rerun) kept_names.push_back(algorithm);
-  }
-  if (kept_names.empty()) throw InputError("--board-part '" + part + "': no experiment of that part in the stores");
-  trials = std::move(kept);
-  names = std::move(kept_names);
-}
 
 }  // namespace
 

@@ -172,11 +172,14 @@ std::string isolation_svg(const StudyAnalysis& a) {
 }
 
 std::string curve_svg(const StudyAnalysis& a, size_t index) {
-  const auto& c = a.curves.at(index);
+  return curve_diagnosis_svg(a.curves.at(index), a.data.objective_metric, "curve-" + std::to_string(index + 1));
+}
+
+std::string curve_diagnosis_svg(const CurveDiagnosis& c, const std::string& objective_metric, const std::string& id) {
   LineChart chart;
-  chart.id = "curve-" + std::to_string(index + 1);
+  chart.id = id;
   chart.css_class = "curve";
-  chart.title = c.trial + (c.objective ? " (" + a.data.objective_metric + " " + format_4g(*c.objective) + ")" : "");
+  chart.title = c.trial + (c.objective ? " (" + objective_metric + " " + format_4g(*c.objective) + ")" : "");
   chart.x_label = "global step";
   chart.width = 560, chart.height = 300;
   const bool losses = !c.train_loss.empty() || !c.validation_loss.empty();
@@ -185,8 +188,8 @@ std::string curve_svg(const StudyAnalysis& a, size_t index) {
     if (!c.train_loss.empty()) chart.series.push_back({"train/loss", palette_color(0), c.train_loss, false});
     if (!c.validation_loss.empty()) chart.series.push_back({"validation/loss", palette_color(1), c.validation_loss, false});
   } else {
-    chart.y_label = a.data.objective_metric;
-    chart.series.push_back({a.data.objective_metric, palette_color(1), c.objective_curve, false});
+    chart.y_label = objective_metric;
+    chart.series.push_back({objective_metric, palette_color(1), c.objective_curve, false});
   }
   // The retrospectively selected checkpoint, on the validation curve shown.
   const CurveSeries& shown = losses ? (c.validation_loss.empty() ? c.train_loss : c.validation_loss) : c.objective_curve;

@@ -18,6 +18,8 @@ std::string best_of_k_svg(const StudyAnalysis& analysis);
 std::string axis_plot_svg(const StudyAnalysis& analysis, const std::string& hyperparameter);
 std::string isolation_svg(const StudyAnalysis& analysis);  // empty without a scientific hyperparameter
 std::string curve_svg(const StudyAnalysis& analysis, size_t curve_index);
+// The same chart for any one trial's diagnosis (pacer serve's trial page), <svg id="ID" class="curve">.
+std::string curve_diagnosis_svg(const CurveDiagnosis& curve, const std::string& objective_metric, const std::string& id);
 std::string render_analysis_html(const StudyAnalysis& analysis);
 // Writes OUT_DIR/analysis.json and OUT_DIR/analysis.html (creating OUT_DIR).
 void write_study_analysis(const StudyAnalysis& analysis, const std::string& out_dir);

@@ -128,7 +128,25 @@ std::vector<StudyRecord> select_sweep_studies(const std::vector<StudyRecord>& al
 }
 
 StudyData load_study_data(const StudyStore& store, const std::string& selector) {
-  const auto studies = select_sweep_studies(store.studies(), selector);
+  return load_study_data(store, selector, select_sweep_studies(store.studies(), selector));
+}
+
+TrialData load_trial_data(const StudyStore& store, const StudyRecord& study, const TrialRecord& record,
+                          const std::string& objective_metric, bool higher_is_better) {
+  TrialData t;
+  t.study = study.name();
+  t.experiment = study.experiment;
+  t.scientific_value = parse_experiment_name(study.experiment).scientific_value;
+  if (record.hparams_json) t.hparams = numbers_of(*record.hparams_json);
+  t.evals = store.evals(record.id);
+  std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalRecord& a, const EvalRecord& b) { return a.step < b.step; });
+  if (is_terminal(record.status)) t.objective = trial_objective(record.status, t.evals, objective_metric, higher_is_better);
+  t.record = record;
+  return t;
+}
+
+StudyData load_study_data(const StudyStore& store, const std::string& selector, const std::vector<StudyRecord>& studies) {
+  if (studies.empty()) throw InputError("study selection '" + selector + "' holds no study");
   // One experiment name over two tuning runs with other settings (another space, ruleset or
   // trial options): `pacer score` keeps them apart, and their boundaries and curves would mix.
   std::map<std::string, const StudyRecord*> sweep_of;
@@ -169,16 +187,7 @@ StudyData load_study_data(const StudyStore& store, const std::string& selector) 
         ++data.unfinished;
         continue;
       }
-      TrialData t;
-      t.study = s.name();
-      t.experiment = s.experiment;
-      t.scientific_value = name.scientific_value;
-      if (record.hparams_json) t.hparams = numbers_of(*record.hparams_json);
-      t.evals = store.evals(record.id);
-      std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalRecord& a, const EvalRecord& b) { return a.step < b.step; });
-      t.objective = trial_objective(record.status, t.evals, data.objective_metric, data.higher_is_better);
-      t.record = record;
-      data.trials.push_back(std::move(t));
+      data.trials.push_back(load_trial_data(store, s, record, data.objective_metric, data.higher_is_better));
     }
   }
   return data;

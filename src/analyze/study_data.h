@@ -71,5 +71,11 @@ std::vector<StudyRecord> select_sweep_studies(const std::vector<StudyRecord>& al
 // Loads the selection (target metric and direction from the workload registry). InputError: no
 // matching study, several base experiments mixed by scientific values of different names.
 StudyData load_study_data(const StudyStore& store, const std::string& selector);
+// The same for studies already chosen (one study by id, as `pacer serve` picks it), labelled `selector`.
+StudyData load_study_data(const StudyStore& store, const std::string& selector, const std::vector<StudyRecord>& studies);
+// One trial with its latest attempt's evals by step, also while it runs (objective: none until it
+// ended, then as in a StudyData).
+TrialData load_trial_data(const StudyStore& store, const StudyRecord& study, const TrialRecord& record,
+                          const std::string& objective_metric, bool higher_is_better);
 
 }  // namespace pacer

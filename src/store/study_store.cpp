@@ -563,6 +563,12 @@ std::optional<StudyRecord> StudyStore::study(int64_t id) const {
   return read_study(found.rows[0]);
 }
 
+std::optional<TrialRecord> StudyStore::trial(int64_t id) const {
+  auto found = db_->run(std::string("SELECT ") + kTrialColumns + " FROM trials WHERE id = ?", {id});
+  if (found.rows.empty()) return std::nullopt;
+  return read_trial(found.rows[0]);
+}
+
 std::vector<TrialRecord> StudyStore::trials(int64_t study_id) const {
   std::vector<TrialRecord> out;
   const std::string sql = std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? ORDER BY trial_index";
@@ -629,6 +635,25 @@ StudyProgress StudyStore::progress(const std::vector<int64_t>& study_ids) const 
     else p.pending += n;
   }
   return p;
+}
+
+StoreActivity StudyStore::activity() const {
+  const auto r = db_->run(
+      "SELECT (SELECT count(*) FROM studies), "
+      "(SELECT count(*) FROM trials WHERE status IN ('complete', 'diverged', 'failed')), "
+      "(SELECT count(*) FROM trials WHERE status = 'running'), (SELECT coalesce(sum(attempts), 0) FROM trials), "
+      "(SELECT count(*) FROM evals), (SELECT coalesce(max(finished_at), 0) FROM trials)",
+      {});
+  StoreActivity a;
+  if (r.rows.empty()) return a;
+  const SqlRow& row = r.rows[0];
+  a.studies = row.int64(0);
+  a.finished = row.int64(1);
+  a.running = row.int64(2);
+  a.attempts = row.int64(3);
+  a.evals = row.int64(4);
+  a.last_finished_at = row.real(5);
+  return a;
 }
 
 std::optional<int64_t> StudyStore::best_eval_index_to_target(int64_t study_id) const {

@@ -91,6 +91,24 @@ struct StudyProgress {
   bool finished() const { return pending == 0 && running == 0; }
 };
 
+// A cheap fingerprint of what a store holds, for a reader that polls it (pacer serve): it changes
+// when a study is added, a trial is claimed, released or finished (`trials`), or an eval is
+// recorded (`evals`). Heartbeats do not change it.
+struct StoreActivity {
+  int64_t studies = 0, finished = 0, running = 0, attempts = 0, evals = 0;
+  double last_finished_at = 0.0;
+  // Studies, claims and endings: what progress tables and leaderboards show.
+  bool same_trials(const StoreActivity& o) const {
+    return studies == o.studies && finished == o.finished && running == o.running && attempts == o.attempts &&
+           last_finished_at == o.last_finished_at;
+  }
+  bool same_finished(const StoreActivity& o) const {
+    return studies == o.studies && finished == o.finished && last_finished_at == o.last_finished_at;
+  }
+  bool operator==(const StoreActivity& o) const { return same_trials(o) && evals == o.evals; }
+  bool operator!=(const StoreActivity& o) const { return !(*this == o); }
+};
+
 // A whole study as stored, every attempt's evals included: what `pacer study copy` moves.
 struct StudySnapshot {
   StudyRecord study;
@@ -162,11 +180,14 @@ class StudyStore {
 
   std::vector<StudyRecord> studies() const;
   std::optional<StudyRecord> study(int64_t id) const;
+  std::optional<TrialRecord> trial(int64_t id) const;  // none: no trial of that id
   std::vector<TrialRecord> trials(int64_t study_id) const;
   // The evals of the trial's latest attempt (or of `attempt`), in order. InputError naming the
   // trial and eval when a stored row's metrics are not a JSON object (a damaged store).
   std::vector<EvalRecord> evals(int64_t trial_id, std::optional<int> attempt = std::nullopt) const;
   StudyProgress progress(const std::vector<int64_t>& study_ids) const;
+  // One query: the counts StoreActivity compares.
+  StoreActivity activity() const;
   // The smallest eval index at which a finished trial of the study reached its target (what
   // picks a study's best trial, before time): the bound a racing trial cannot beat once its own
   // evals pass it. None while no finished trial has reached.

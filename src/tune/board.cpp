@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -190,14 +191,18 @@ double default_trial_cost_sec(const StudyRecord& study) {
 }
 
 BoardProgress board_progress(const StudyStore& store, const BoardPlan& plan) {
+  return board_progress(plan.studies(), [&store](const StudyRecord& study) { return store.trials(study.id); });
+}
+
+BoardProgress board_progress(const std::vector<StudyRecord>& studies,
+                             const std::function<std::vector<TrialRecord>(const StudyRecord&)>& trials_of) {
   BoardProgress p;
   // Measured cost per (workload, ruleset): the finished trials' wall time.
   std::map<std::pair<std::string, std::string>, std::pair<double, int64_t>> measured;
   std::vector<std::pair<const StudyRecord*, int64_t>> waiting;  // (study, trials not done)
-  const std::vector<StudyRecord> studies = plan.studies();
   for (const auto& study : studies) {
     int64_t not_done = 0;
-    for (const auto& t : store.trials(study.id)) {
+    for (const auto& t : trials_of(study)) {
       ++p.total;
       if (t.result) {
         ++p.done;

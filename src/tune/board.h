@@ -16,6 +16,7 @@
 //   pacer::BoardPlan plan = pacer::plan_board(store, spec);
 //   for (const auto& phase : plan.phases) run_tuning_worker(store.path(), phase.studies, options);
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -92,6 +93,9 @@ struct BoardProgress {
   double done_trial_sec = 0.0;         // the measured cost of the trials done
 };
 BoardProgress board_progress(const StudyStore& store, const BoardPlan& plan);
+// The same from trials already read (pacer serve reads them once for its tables too).
+BoardProgress board_progress(const std::vector<StudyRecord>& studies,
+                             const std::function<std::vector<TrialRecord>(const StudyRecord&)>& trials_of);
 
 // A trial's cost before any of its kind has run: its budget (with the multiplier) plus its evals
 // at the workload's measured eval cost share, used until the store has measurements.

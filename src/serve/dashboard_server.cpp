@@ -1,0 +1,103 @@
+#include "serve/dashboard_server.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "serve/dashboard_routes.h"
+
+namespace pacer {
+namespace {
+
+// The page's scripts and styles come from this server only; it can be framed by no other site.
+const char* kContentPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+void set_headers(httplib::Response& res) {
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Content-Security-Policy", kContentPolicy);
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("X-Frame-Options", "DENY");
+}
+
+std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
+
+}  // namespace
+
+bool is_loopback_address(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
+  httplib::Server server;
+  const int threads = std::max(1, options.threads);
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  server.set_payload_max_length(options.max_request_bytes);
+  server.set_read_timeout(options.timeout_sec, 0);
+  server.set_write_timeout(options.timeout_sec, 0);
+  server.set_keep_alive_timeout(2);  // an idle connection gives its thread back soon
+  server.set_keep_alive_max_count(100);
+  server.set_tcp_nodelay(true);  // a reply is written in pieces: without it, delayed ACKs add 40 ms to each
+
+  RouteOptions routes;
+  routes.poll_ms = options.poll_ms;
+  const auto handle = [&](const httplib::Request& req, httplib::Response& res) {
+    HttpRequestView view;
+    view.method = req.method;
+    view.path = req.path;
+    for (const auto& [key, value] : req.params) view.query.emplace(key, value);
+    view.host = req.get_header_value("Host");
+    HttpReply reply = route_dashboard_request(dashboard, view, routes);
+    res.status = reply.status;
+    res.set_content(reply.body, reply.content_type.c_str());
+    set_headers(res);
+  };
+  server.Get(".*", handle);
+  server.Post(".*", handle);  // each answered 405 by the routes: nothing here writes
+  server.Put(".*", handle);
+  server.Patch(".*", handle);
+  server.Delete(".*", handle);
+  server.Options(".*", handle);
+  // Requests httplib refuses itself (an oversized line or body, a malformed request) get a body
+  // that says why instead of an empty one.
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const char* why = res.status == 413   ? "request too large"
+                      : res.status == 414 ? "request line too long"
+                      : res.status == 431 ? "request headers too large"
+                      : res.status == 400 ? "malformed request"
+                                          : "request refused";
+    res.set_content("pacer serve: " + std::to_string(res.status) + " " + why + "\n", "text/plain; charset=utf-8");
+    set_headers(res);
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    res.status = 500;
+    res.set_content("pacer serve: internal error\n", "text/plain; charset=utf-8");
+  });
+
+  int port = options.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(options.host);
+  } else if (!server.bind_to_port(options.host, port)) {
+    port = -1;
+  }
+  if (port <= 0) {
+    throw InputError("cannot listen on " + url_host(options.host) + ":" + std::to_string(options.port) +
+                     " (in use by another program, or not an address of this machine): pick another with --port, "
+                     "or --port 0 for any free one");
+  }
+  // Bound to loopback: only loopback names, so that a web page cannot reach the store by DNS rebinding.
+  if (is_loopback_address(options.host)) routes.allowed_hosts = loopback_host_names(options.host, port);
+
+  std::thread listener([&server] { server.listen_after_bind(); });
+  if (options.on_listening) options.on_listening("http://" + url_host(options.host) + ":" + std::to_string(port) + "/");
+  while (!(options.stop && options.stop->load())) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  server.stop();
+  listener.join();
+}
+
+}  // namespace pacer
