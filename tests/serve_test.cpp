@@ -18,6 +18,8 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <atomic>
+#include <vector>
 
 #include "core/eval_record.h"
 #include "core/trial_outcome.h"
@@ -29,6 +31,7 @@
 #include "store/study_store.h"
 #include "support/cli_runner.h"
 #include "support/headless_chromium.h"
+#include "support/postgres_server.h"
 
 namespace {
 
@@ -329,6 +332,53 @@ TEST_F(DashboardTest, AStoreDeletedOrDamagedWhileServedIsAnErrorPageAndComesBack
   fs::remove(store_);
   fs::rename(kept, store_);
   EXPECT_EQ(get(d, "/api/overview").status, 200);
+}
+
+TEST_F(DashboardTest, ReadersOnManyThreadsWhileAWorkerWrites) {
+  // What the server's thread pool does: every route at once while the store changes under it.
+  Dashboard d(store_, eager());
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0}, reads{0};
+  std::vector<std::thread> readers;
+  for (int k = 0; k < 4; ++k) {
+    readers.emplace_back([&, k] {
+      while (!done) {
+        const std::string path = k == 0 ? "/api/overview" : k == 1 ? "/api/leaderboard" : k == 2 ? "/api/study/1" : "/api/trial/3";
+        if (get(d, path).status != 200) ++failures;
+        ++reads;
+      }
+    });
+  }
+  StudyStore writer(store_);
+  const std::string me = StudyStore::make_owner_id();
+  for (const auto& study : writer.studies()) run_trial(writer, *writer.claim_trial({study.id}, me, 60), me, 4, 0.05, true);
+  while (reads < 40) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  done = true;
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(json::parse(d.overview_json())["progress"]["done"], 9);
+}
+
+TEST(ServePostgresTest, ServesAPostgresStoreAndAStoppedServerIsAnErrorPage) {
+  auto& server = pacer::testing::PostgresServer::get();
+  if (!server.available()) {
+    if (pacer::testing::PostgresServer::required()) FAIL() << server.reason();
+    GTEST_SKIP() << server.reason();
+  }
+  const std::string uri = server.create_database();
+  make_board_store(uri);
+  DashboardOptions o;
+  o.check_every_sec = 0;
+  o.score_every_sec = 0;
+  Dashboard d(uri, o);
+  d.check();
+  EXPECT_EQ(json::parse(d.overview_json())["progress"]["done"], 6);
+  EXPECT_EQ(json::parse(d.leaderboard_json("external", "seconds"))["submissions"][0]["name"], "adamw");
+  EXPECT_EQ(d.location().find("pacer_test@"), 0u + std::string("postgresql://").size());
+  ASSERT_TRUE(server.stop());
+  EXPECT_THROW(d.overview_json(), pacer::StoreUnavailable);
+  ASSERT_TRUE(server.start());
+  EXPECT_EQ(json::parse(d.overview_json())["progress"]["done"], 6);
 }
 
 TEST_F(DashboardTest, CheckNamesWhatIsNotAStore) {

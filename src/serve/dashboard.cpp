@@ -417,7 +417,8 @@ struct Dashboard::Impl {
     }
   }
 
-  const Scored& score(const std::string& part, const std::string& axis_name) {
+  // A copy, taken under the lock: another request may rescore the part meanwhile.
+  Scored score(const std::string& part, const std::string& axis_name) {
     const TimeAxis axis = parse_time_axis(axis_name);
     StoreActivity at;
     {
