@@ -18,6 +18,7 @@ namespace {
 // What the options bind: the library's request, plus what is parsed or checked here first.
 struct RunArgs {
   RunRequest request;
+  CLI::Option* clock_option = nullptr;  // given or not: a busy machine may choose the cpu clock
   std::string hparams_file, adasum_mode = "gradient";
   std::vector<std::string> assignments;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
@@ -66,6 +67,7 @@ int run_command(RunArgs& a) {
   // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
   // rank together, and write what was measured. Second: the default action.
   r.stop_requested = &install_interrupt_handler();
+  r.clock_from_load = a.clock_option && a.clock_option->count() == 0;
   const RunOutcome run = run_one_trial(r);
   return report_trial(run.result, run.workload, r.out, run.rank);
 }
@@ -86,7 +88,7 @@ Action add_run_command(CLI::App& app) {
   app.add_option("--rules", a->request.rules,
                  "Rules preset of --self-tuning's budget multiplier, as in pacer tune: v0.6 (default, x1.5) or v0.5 (x3)");
   add_trial_spec_options(app, a->trial);
-  app.add_option("--threads", a->request.threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it)")->check(non_negative_number());
+  app.add_option("--threads", a->request.threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it, fewer on a busy machine)")->check(non_negative_number());
   app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
       ->check(non_negative_number());
@@ -111,6 +113,7 @@ Action add_run_command(CLI::App& app) {
   app.add_flag("--keep-best", a->request.keep_best,
                "Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric");
   app.add_flag("-q,--quiet", a->request.quiet, "No progress output");
+  a->clock_option = app.get_option_no_throw("--clock");
 
   return [a]() -> int { return run_command(*a); };
 }

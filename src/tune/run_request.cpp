@@ -1,9 +1,14 @@
 #include "tune/run_request.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "core/machine_load.h"
 #include "core/folder_lock.h"
 #include "distributed/c10d_communicator.h"
 #include "distributed/dist_environment.h"
@@ -15,6 +20,44 @@
 
 namespace pacer {
 
+namespace {
+
+// What a busy machine changes (RunRequest::threads_from_load): the threads (0 leaves the choice to
+// set_num_threads: OMP_NUM_THREADS or the share) and whether the clock becomes cpu.
+struct LoadChoice {
+  int threads = 0;
+  bool cpu_clock = false;
+};
+
+LoadChoice choose_for_load(const RunRequest& request, const DistEnvironment& env) {
+  LoadChoice choice{request.threads, false};
+  if (request.threads > 0 || !request.threads_from_load || std::getenv("OMP_NUM_THREADS") ||
+      std::getenv("PACER_IGNORE_LOAD") || request.existing == ExistingResults::resume) {
+    return choice;  // a resumed run keeps what it would have had (its numerics, its clock)
+  }
+  const int cpus = available_cpus();
+  const int share = std::max(1, cpus / std::max(1, env.local_world_size));
+  const int busy = other_running_tasks();
+  const int threads = threads_beside(busy, cpus, share);
+  if (threads >= share) return choice;
+  choice.threads = threads;
+  choice.cpu_clock = request.clock_from_load && request.trial.clock == ClockKind::wall;
+  if (env.rank == 0) {
+    std::fprintf(stderr,
+                 "pacer: warning: the machine is busy (%d other running task%s on %d CPUs): training with %d "
+                 "thread%s instead of %d, since a thread that waits for its partner on a shared core stalls "
+                 "every step%s; --threads N%s chooses\n",
+                 busy, busy == 1 ? "" : "s", cpus, threads, threads == 1 ? "" : "s", share,
+                 choice.cpu_clock ? ", and timing by this process's CPU time (--clock cpu): its wall-clock time "
+                                    "would say how busy the machine was"
+                                  : "",
+                 request.clock_from_load ? " and --clock wall" : "");
+  }
+  return choice;
+}
+
+}  // namespace
+
 RunOutcome run_one_trial(const RunRequest& request) {
   // Unknown names or options: InputError listing valid ones.
   auto workload = create_workload(request.workload, request.trial.workload_options);
@@ -23,9 +66,11 @@ RunOutcome run_one_trial(const RunRequest& request) {
   // Processes come from the launcher's environment; virtual workers and the combiner from the
   // spec; run_trial assembles the plan from both.
   const DistEnvironment env = DistEnvironment::from_environment();
-  set_num_threads(request.threads, env.local_world_size);  // the ranks on this machine share its CPUs
+  const LoadChoice load = choose_for_load(request, env);
+  set_num_threads(load.threads, env.local_world_size);  // the ranks on this machine share its CPUs
   TrialOptions options;
   options.spec = request.trial;
+  if (load.cpu_clock) options.spec.clock = ClockKind::cpu;
   const RulesPreset& rules = rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
   options.spec.budget_multiplier = request.budget_multiplier.value_or(
       request.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);

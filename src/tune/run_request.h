@@ -42,6 +42,12 @@ struct RunRequest {
   double checkpoint_every_sec = 0.0;
   bool keep_best = false;
   int threads = 0;                  // intra-op threads; 0: this machine's CPUs / the ranks on it
+  // With threads 0, on a busy machine (other running tasks take cores): the cores they leave, and
+  // with clock_from_load the cpu clock instead of the wall clock (a wall-clock time there says how
+  // busy the machine was). A warning says both. Never when resuming, under OMP_NUM_THREADS or
+  // PACER_IGNORE_LOAD.
+  bool threads_from_load = true;
+  bool clock_from_load = false;  // the CLI sets it when --clock was not given
   std::string dist_backend = "auto";  // several processes: gloo, nccl or auto (nccl on CUDA devices)
   double dist_timeout_sec = 120.0;
   bool quiet = false;                            // no progress (the other ranks are always quiet)
