@@ -12,6 +12,7 @@
 #include "algorithms/training_algorithm.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "runtime/torch_runtime.h"
 #include "models/mlp.h"
 #include "train/trial_runner.h"
 #include "train/trial_summary.h"
@@ -121,6 +122,33 @@ std::vector<int64_t> eval_steps(const TrialResult& r) {
   std::vector<int64_t> steps;
   for (const auto& e : r.evals) steps.push_back(e.step);
   return steps;
+}
+
+// The clock read by the trial, recording how many device synchronizations preceded each read.
+struct SynchronizationRecorder : Clock {
+  explicit SynchronizationRecorder(Clock& inner) : inner(inner) {}
+  double now() override {
+    seen.push_back(synchronizations());
+    return inner.now();
+  }
+  Clock& inner;
+  std::vector<int64_t> seen;
+};
+
+TEST(TrialRunner, EveryClockReadFollowsADeviceSynchronization) {
+  // On a GPU a time read before the queued kernels finish misses them: every read synchronizes
+  // (steps, the end of each step's off-clock work, evals, the trial's end).
+  Fixture f;
+  SynchronizationRecorder recorder(f.clock);
+  f.options.clock = &recorder;
+  const int64_t before = synchronizations();
+  const TrialResult r = f.run();
+  ASSERT_GT(r.steps, 5);
+  ASSERT_GT(recorder.seen.size(), static_cast<size_t>(r.steps));
+  EXPECT_GT(recorder.seen.front(), before);
+  for (size_t i = 1; i < recorder.seen.size(); ++i) {
+    EXPECT_GT(recorder.seen[i], recorder.seen[i - 1]) << "clock read " << i << " without a synchronization before it";
+  }
 }
 
 TEST(TrialRunner, FirstEvalAfterStepOneThenEveryEvalPeriod) {

@@ -14,4 +14,14 @@ inline void check_combiner_name(const std::string& name) {
     throw InputError("unknown gradient combiner '" + name + "' (mean, sum, adasum)");
 }
 
+// Adasum's tree sends and receives tensors between the processes; Gloo's transport reads host
+// memory, so over Gloo on a GPU it would be handed the device's pointers: refused (NCCL takes GPU
+// tensors, and --dist-backend auto picks it on a GPU).
+inline void check_backend_for_device(const std::string& backend, bool cuda, const std::string& combine) {
+  if (cuda && backend == "gloo" && combine == "adasum") {
+    throw InputError("--combine adasum over --dist-backend gloo on a GPU: Gloo's send and receive take host memory; "
+                     "use --dist-backend nccl (or auto, which picks it on a GPU)");
+  }
+}
+
 }  // namespace pacer

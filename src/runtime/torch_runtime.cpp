@@ -9,6 +9,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "core/device_choice.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -24,15 +26,18 @@ std::string torch_version() { return TORCH_VERSION; }
 
 bool cuda_available() { return torch::cuda::is_available(); }
 
-c10::Device resolve_device(const std::string& name) {
-  if (name == "auto" || name.empty()) return cuda_available() ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
+c10::Device resolve_device(const std::string& name, int local_rank) {
+  if (name == "auto" || name.empty()) {
+    if (!cuda_available()) return c10::Device(c10::DeviceType::CPU);
+    return c10::Device(device_for_rank(name, local_rank, static_cast<int>(torch::cuda::device_count())));
+  }
   if (name == "cpu") return c10::Device(c10::DeviceType::CPU);
   if (name.rfind("cuda", 0) == 0) {
     if (!cuda_available()) {
       throw InputError("--device " + name + ": this LibTorch build has no CUDA or no GPU is visible");
     }
     try {
-      return c10::Device(name);
+      return c10::Device(device_for_rank(name, local_rank, static_cast<int>(torch::cuda::device_count())));
     } catch (const std::exception&) {
       throw InputError("--device " + name + ": expected cuda or cuda:N");
     }
@@ -40,9 +45,16 @@ c10::Device resolve_device(const std::string& name) {
   throw InputError("--device " + name + ": expected auto, cpu, cuda or cuda:N");
 }
 
+namespace {
+std::atomic<int64_t> synchronization_count{0};
+}  // namespace
+
 void synchronize(const c10::Device& device) {
+  synchronization_count.fetch_add(1, std::memory_order_relaxed);
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
 }
+
+int64_t synchronizations() { return synchronization_count.load(std::memory_order_relaxed); }
 
 int available_cpus() {
   cpu_set_t set;

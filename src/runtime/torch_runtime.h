@@ -15,10 +15,14 @@ namespace pacer {
 
 std::string torch_version();  // e.g. "1.13.0"
 bool cuda_available();
-// "auto", "cpu", "cuda" or "cuda:N". InputError for anything else, or cuda without CUDA.
-c10::Device resolve_device(const std::string& name);
+// "auto", "cpu", "cuda" or "cuda:N". InputError for anything else, or cuda without CUDA. "auto" and
+// "cuda" are the local rank's own GPU (core/device_choice.h).
+c10::Device resolve_device(const std::string& name, int local_rank = 0);
 // Waits for queued device work so that wall-clock timing covers it (no-op on CPU).
 void synchronize(const c10::Device& device);
+// How many times synchronize() was called in this process, on any device: a test hook (every clock
+// read of a trial follows one, train/synchronized_clock.h).
+int64_t synchronizations();
 // Intra-op CPU threads (LibTorch's pools and OpenBLAS's), always set explicitly: left to
 // LibTorch's lazy default, the evals of fmnist_cnn ran 1.4x slower on this machine with the same
 // thread count reported. threads <= 0: OMP_NUM_THREADS when set, else the CPUs this process may

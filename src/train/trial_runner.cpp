@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/plugin_loader.h"
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/seed.h"
 #include "data/batch_stream.h"
@@ -26,6 +27,7 @@
 #include "train/noise_scale_probe.h"
 #include "train/progress_observer.h"
 #include "train/rank_sync.h"
+#include "train/synchronized_clock.h"
 #include "train/trial_writer.h"
 
 namespace pacer {
@@ -56,6 +58,13 @@ std::optional<std::string> divergence_in(const EvalRecord& record, bool finite_p
   return std::nullopt;
 }
 
+// The local rank's device, and what it rules out (the cpu clock on a GPU).
+c10::Device checked_device(const TrialOptions& options) {
+  const c10::Device device = resolve_device(options.spec.device, options.local_rank);
+  check_clock_for_device(options.spec.clock, device.str());
+  return device;
+}
+
 // One trial, from untimed set-up to the result; run() is the loop: step, agree, evaluate or
 // check the stop rules.
 class TrialLoop {
@@ -64,8 +73,8 @@ class TrialLoop {
             const TrialOptions& options)
       : workload_(workload), algorithm_(algorithm), hparams_(hparams), options_(options),
         own_clock_(options.clock ? nullptr : make_clock(options.spec.clock)),
-        clock_(options.clock ? *options.clock : *own_clock_), spec_(workload.spec()),
-        device_(resolve_device(options.spec.device)),
+        timer_(options.clock ? *options.clock : *own_clock_), spec_(workload.spec()),
+        device_(checked_device(options)), clock_(timer_, [this] { synchronize(device_); }),
         checkpoints_(CheckpointPolicy{options.out_dir, options.checkpoint_every_steps, options.checkpoint_every_sec,
                                       options.resume, options.keep_best},
                      spec_, clock_) {}
@@ -96,9 +105,10 @@ class TrialLoop {
   const std::optional<Hyperparameters>& hparams_;
   const TrialOptions& options_;
   std::unique_ptr<Clock> own_clock_;  // the spec's clock, unless the caller gives one
-  Clock& clock_;
+  Clock& timer_;                      // that clock, read only through clock_
   const WorkloadSpec& spec_;
   const c10::Device device_;
+  SynchronizedClock clock_;  // every read after the device's queued work
 
   std::optional<Hyperparameters> resolved_;
   std::shared_ptr<DataParallelPlan> plan_;

@@ -51,6 +51,8 @@ struct TrialOptions {
   // The data-parallel processes (c10d); null: this process alone. With processes the batch size
   // is global and only rank 0 evaluates and writes.
   std::shared_ptr<Communicator> communicator;
+  // This process's rank among those on its machine: "auto" and "cuda" mean its own GPU.
+  int local_rank = 0;
   std::vector<std::shared_ptr<TrialObserver>> observers;  // besides the writer and the progress
   StopRules extra_stop_rules;                              // after the spec's standard rules
   // Checkpoints in OUT/checkpoint (train/checkpoint.h; needs out_dir; one process): every N

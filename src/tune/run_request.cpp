@@ -7,10 +7,12 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
+#include "core/device_choice.h"
 #include "core/error.h"
 #include "core/machine_load.h"
 #include "core/folder_lock.h"
 #include "distributed/c10d_communicator.h"
+#include "distributed/combiner_names.h"
 #include "distributed/dist_environment.h"
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"
@@ -41,7 +43,9 @@ LoadChoice choose_for_load(const RunRequest& request, const DistEnvironment& env
   const int threads = threads_beside(busy, cpus, share);
   if (threads >= share) return choice;
   choice.threads = threads;
-  choice.cpu_clock = request.clock_from_load && request.trial.clock == ClockKind::wall;
+  // Not on a GPU: the cpu clock would measure the host's launches there (core/device_choice.h).
+  choice.cpu_clock = request.clock_from_load && request.trial.clock == ClockKind::wall &&
+                     !resolve_device(request.trial.device, env.local_rank).is_cuda();
   if (env.rank == 0) {
     std::fprintf(stderr,
                  "pacer: warning: the machine is busy (%d other running task%s on %d CPUs): training with %d "
@@ -66,6 +70,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
   // Processes come from the launcher's environment; virtual workers and the combiner from the
   // spec; run_trial assembles the plan from both.
   const DistEnvironment env = DistEnvironment::from_environment();
+  check_clock_for_device(request.trial.clock, request.trial.device);  // --device cuda --clock cpu: before any work
   const LoadChoice load = choose_for_load(request, env);
   set_num_threads(load.threads, env.local_world_size);  // the ranks on this machine share its CPUs
   TrialOptions options;
@@ -74,9 +79,12 @@ RunOutcome run_one_trial(const RunRequest& request) {
   const RulesPreset& rules = rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
   options.spec.budget_multiplier = request.budget_multiplier.value_or(
       request.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);
-  if (env.world_size > 1)  // launched as one rank of several
-    options.communicator = make_process_communicator(env, request.dist_backend, request.dist_timeout_sec,
-                                                     resolve_device(options.spec.device).is_cuda());
+  options.local_rank = env.local_rank;
+  if (env.world_size > 1) {  // launched as one rank of several
+    const bool cuda = resolve_device(options.spec.device, env.local_rank).is_cuda();
+    check_backend_for_device(request.dist_backend, cuda, options.spec.data_parallel.combine);
+    options.communicator = make_process_communicator(env, request.dist_backend, request.dist_timeout_sec, cuda);
+  }
   const bool lead = env.rank == 0;
   FolderLock out_lock;  // held to the end: a second command writing the folder is refused
   if (lead && !request.out.empty())  // before any work: never mix with, or silently replace, earlier results
