@@ -11,6 +11,7 @@ import importlib.util
 import inspect
 import io
 import os
+import re
 import sys
 import traceback
 
@@ -43,9 +44,39 @@ def describe_exception(exc, tb, path, function):
             and exc.name not in PROVIDED:
         text += (f" (Pacer's algoperf shim provides {', '.join(PROVIDED)}; "
                  "see docs/python_submissions.md)")
+    text += missing_hyperparameters(exc, path)
     tail = "".join(traceback.format_list(frames[-3:]) + traceback.format_exception_only(type(exc), exc))
     return f"{path}: {function}{where}: {text}\n  traceback (last lines):\n    " + \
         "\n    ".join(tail.rstrip().splitlines())
+
+
+# `hyperparameters.NAME` in a submission's source: the names it reads (AlgoPerf's argument name).
+READS_HYPERPARAMETER = re.compile(r"\bhyperparameters\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def missing_hyperparameters(exc, path):
+    """For an AttributeError on the hyperparameters (none given, or a point without NAME): every
+    name the submission's source reads that the point lacks, not only the first one it tripped on."""
+    if not isinstance(exc, AttributeError):
+        return ""
+    obj = getattr(exc, "obj", None)
+    if obj is not None and type(obj).__name__ != "Hyperparameters":
+        return ""
+    try:
+        source = open(path, encoding="utf-8").read()
+    except OSError:
+        return ""
+    given = set(getattr(obj, "_fields", ())) if obj is not None else set()
+    read = []
+    for name in READS_HYPERPARAMETER.findall(source):
+        if name not in read and not name.startswith("_"):
+            read.append(name)
+    missing = [n for n in read if n not in given]
+    if getattr(exc, "name", None) not in read or not missing:
+        return ""
+    how = "give them with --hparams FILE or --set NAME=VALUE" if obj is not None else \
+        "it was run without hyperparameters: give them with --hparams FILE or --set NAME=VALUE"
+    return f" (the submission reads {len(read)} hyperparameters; missing: {', '.join(missing)}; {how})"
 
 
 def short_description(exc):

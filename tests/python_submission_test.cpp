@@ -133,6 +133,9 @@ TEST_F(PythonSubmissionTest, ErrorsInTheFileNameTheFileTheFunctionAndTheLine) {
       {"wrong_return.py", "wrong_return.py: update_params returned tuple of length 2; expected a tuple "
                           "(optimizer_state, current_param_container, model_state)"},
       {"unsupported_import.py", "Pacer's algoperf shim provides algoperf, algoperf.spec"},
+      // Every hyperparameter the source reads that the point lacks, not only the first one.
+      {"reads_hyperparameters.py", "(the submission reads 4 hyperparameters; missing: one_minus_beta1, beta2, "
+                                   "weight_decay; give them with --hparams FILE or --set NAME=VALUE)"},
   };
   for (const auto& c : cases) {
     auto r = pacer("run -a '" + data(c.file) + "'" + run + " --out '" + dir_ + "/" + c.file + "'");

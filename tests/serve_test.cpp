@@ -18,6 +18,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "score/store_source.h"
 #include "serve/dashboard.h"
 #include "serve/dashboard_routes.h"
+#include "serve/dashboard_server.h"
 #include "store/study_store.h"
 #include "support/cli_runner.h"
 #include "support/headless_chromium.h"
@@ -164,6 +166,39 @@ TEST_F(DashboardTest, OverviewShowsProgressPartsAndStudiesAsTheStoreHoldsThem) {
   const json k = json::parse(d.overview_json());
   EXPECT_EQ(k["progress"]["running"], 1);
   EXPECT_EQ(k["progress"]["workers"], 1);
+  // A worker that died with its trial claimed: running until reclaimed, but no worker at work.
+  auto orphan = writer.claim_trial({j["sweeps"][1]["studies"][0]["id"].get<int64_t>()}, "gone/1/x", 0.001);
+  ASSERT_TRUE(orphan);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const json m = json::parse(d.overview_json());
+  EXPECT_EQ(m["progress"]["running"], 2);
+  EXPECT_EQ(m["progress"]["workers"], 1);
+}
+
+TEST_F(DashboardTest, AWorkloadThisBuildDoesNotKnowShowsItsStudiesWithoutAnEta) {
+  {
+    StudyStore writer(store_);
+    pacer::StudyDefinition d;
+    d.experiment = "adamw";
+    d.sweep = "adamw#from_another_build";
+    d.identity = d.sweep + "#1";
+    d.workload = "from_another_build";
+    d.algorithm = "adamw";
+    d.ruleset = "external";
+    d.trial_spec = "{}";
+    d.trials = 2;
+    writer.ensure_studies({d}, [](const pacer::StudyRecord&, int64_t, int64_t count, int64_t position) {
+      std::vector<pacer::NewTrial> out(static_cast<size_t>(count));
+      for (auto& t : out) t.position = position++;
+      return out;
+    });
+  }
+  Dashboard d(store_, eager());
+  const json j = json::parse(d.overview_json());
+  EXPECT_EQ(j["progress"]["total"], 11);
+  EXPECT_EQ(j["progress"]["eta"], "?");
+  EXPECT_EQ(j["sweeps"].size(), 4u);
+  EXPECT_EQ(get(d, "/api/study/4").status, 200);
 }
 
 TEST_F(DashboardTest, LeaderboardIsWhatPacerScoreComputesForEachPart) {
@@ -381,6 +416,14 @@ TEST(ServePostgresTest, ServesAPostgresStoreAndAStoppedServerIsAnErrorPage) {
   EXPECT_EQ(json::parse(d.overview_json())["progress"]["done"], 6);
 }
 
+TEST(ServeAddress, LoopbackIsAnAddressNotAPrefix) {
+  for (const std::string host : {"127.0.0.1", "127.8.9.10", "::1", "localhost"}) EXPECT_TRUE(pacer::is_loopback_address(host)) << host;
+  for (const std::string host : {"0.0.0.0", "127.corp.example", "10.0.0.1", "::", "localhost.example", ""})
+    EXPECT_FALSE(pacer::is_loopback_address(host)) << host;
+  const auto names = pacer::loopback_host_names("127.0.0.1", 80);
+  EXPECT_NE(std::find(names.begin(), names.end(), "localhost"), names.end());  // browsers leave out :80
+}
+
 TEST_F(DashboardTest, CheckNamesWhatIsNotAStore) {
   Dashboard missing(dir_ + "/nothing.db");
   EXPECT_THROW(missing.check(), pacer::InputError);
@@ -497,9 +540,19 @@ TEST_F(ServeCliTest, PagesPollWhatAnotherProcessWritesAndBadRequestsAreRefused) 
             std::string::npos);
   EXPECT_NE(raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(20000, 'b') + "\r\n\r\n").find(" 400"),
             std::string::npos);
+  // A body is never read: any method but GET and HEAD is refused first, sized or chunked.
   EXPECT_NE(raw("POST /api/overview HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) +
                 "\r\nContent-Length: 100000\r\n\r\n" + std::string(100000, 'c'))
-                .find("HTTP/1.1 413"),
+                .find("HTTP/1.1 405"),
+            std::string::npos);
+  EXPECT_NE(raw("PUT /api/overview HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                std::string("fffff\r\n") + std::string(5000, 'd'))
+                .find("HTTP/1.1 405"),
+            std::string::npos);
+  // A range request would copy the reply once per range: refused.
+  EXPECT_NE(raw("GET /api/overview HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) +
+                "\r\nRange: bytes=-,-,-,-,-,-\r\nConnection: close\r\n\r\n")
+                .find("HTTP/1.1 416"),
             std::string::npos);
   EXPECT_NE(raw("NONSENSE\r\n\r\n").find("HTTP/1.1 400"), std::string::npos);
   EXPECT_NE(raw("GET /api/overview HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n").find("HTTP/1.1 403"),

@@ -326,6 +326,15 @@ TEST(BoardHeadline, SaysTheBoardsSizeItsPartsWhatTheStoreHoldsAndTheEstimatePerW
   EXPECT_EQ(board_headline(setup, plan, before, "runs/board.db", 2),
             "pacer board: 2 algorithms x 3 workloads, parts: self external rerun1; 3 studies x 5 trials (external); "
             "store runs/board.db: 120 of 2475 trials done; estimated 4h00m of trial time left (2h00m with 2 workers)");
+  // An earlier run made the studies bigger: the header says what the tables will score.
+  StudyRecord grown;
+  grown.ruleset = "external";
+  grown.planned_trials = 7;
+  plan.phases.push_back({"external, study 1 of 3", {grown}});
+  EXPECT_NE(board_headline(setup, plan, before, "runs/board.db", 2)
+                .find("3 studies x 5 trials asked (external; the store's studies hold 7 from an earlier run, and all are "
+                      "scored); store"),
+            std::string::npos);
 }
 
 TEST(BoardProgressLine, SaysDoneRunningStoppedElapsedAndTheEstimateSharedOverTheWorkers) {

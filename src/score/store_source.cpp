@@ -35,7 +35,10 @@ bool StoreSource::is_store_file(const std::string& path) {
   return is_postgres_uri(path) || is_sqlite_file(path);
 }
 
-StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning) : paths_(std::move(store_paths)) {
+StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning, StudyStoreOptions options)
+    : paths_(std::move(store_paths)) {
+  options.read_only = true;  // scoring never writes or migrates a store
+  options.create = false;
   const std::string wanted = self_tuning ? "self" : "external";
   std::map<std::string, std::string> store_of;  // experiment/workload/study_k -> the store it came from
   std::set<std::string> opened;                 // each store's file (or URI): one store given twice
@@ -43,7 +46,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning)
     if (!is_store_file(location)) throw InputError(location + ": not a study store (SQLite file or postgresql:// URI)");
     const std::string file = is_postgres_uri(location) ? location : std::filesystem::weakly_canonical(location).string();
     if (!opened.insert(file).second) throw InputError(location + ": this study store is given twice");
-    StudyStore store(location, StudyStoreOptions::reading());  // scoring never writes or migrates a store
+    StudyStore store(location, options);
     const std::string& path = store.path();  // without a URI's password
     std::map<std::string, std::string> sweep_of;  // experiment/workload/study_k -> its sweep
     int64_t other_ruleset = 0, unfinished = 0;

@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "score/result_source.h"
+#include "store/study_store.h"
 
 namespace pacer {
 
 class StoreSource : public ResultSource {
  public:
   // InputError: missing or not a store, or a name collision.
-  explicit StoreSource(std::vector<std::string> store_paths, bool self_tuning = false);
+  // `options`: how long to wait for a busy or unreachable store (pacer serve waits less); always read-only.
+  explicit StoreSource(std::vector<std::string> store_paths, bool self_tuning = false,
+                       StudyStoreOptions options = StudyStoreOptions::reading());
   std::vector<TrialLog> trials() const override;
   std::vector<std::string> submissions() const override;
 

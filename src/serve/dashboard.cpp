@@ -43,6 +43,12 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// Store text is not always valid UTF-8 (a message, a hyperparameter kept as text): replaced, not thrown.
+template <typename Json>
+std::string json_text(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
 template <typename T>
 json optional_json(const std::optional<T>& v) {
@@ -187,10 +193,13 @@ struct Dashboard::Impl {
   FileIdentity opened;
   bool private_copy = false;  // an older schema read through an upgraded copy: reopen when the file changes
   bool fresh = false;         // `activity` read since the store was opened
+  std::optional<std::string> failure;  // why the last look at the store failed
+  MonotonicClock::time_point failed_at;
   MonotonicClock::time_point checked_at;
   StoreActivity activity;
   std::vector<StudyRecord> studies;
   std::optional<std::string> overview;
+  MonotonicClock::time_point overview_at;  // leases expire without a write: the overview is redone now and then
   std::map<int64_t, std::string> study_pages, trial_pages, curves, analyses;
 
   std::mutex score_mutex;  // scoring reads through a connection of its own: the reader stays free
@@ -220,6 +229,12 @@ struct Dashboard::Impl {
     fresh = false;
   }
 
+  void fail(const std::string& why) {
+    forget();
+    failure = why;
+    failed_at = MonotonicClock::now();
+  }
+
   void forget() {
     store.reset();
     fresh = false;
@@ -234,6 +249,8 @@ struct Dashboard::Impl {
   // for what changed. StoreUnavailable when the store cannot be read.
   void refresh() {
     if (store && fresh && seconds_since(checked_at) < options.check_every_sec) return;
+    // A store that just failed is not retried by every request (a reconnect can take seconds).
+    if (!store && failure && seconds_since(failed_at) < options.check_every_sec) throw StoreUnavailable(*failure);
     try {
       if (store && !postgres) {
         const auto id = identity_of(location);
@@ -255,12 +272,13 @@ struct Dashboard::Impl {
       activity = now;
       fresh = true;
       checked_at = MonotonicClock::now();
-    } catch (const StoreUnavailable&) {
-      forget();
+      failure.reset();
+    } catch (const StoreUnavailable& e) {
+      fail(e.what());
       throw;
     } catch (const std::exception& e) {
-      forget();
-      throw StoreUnavailable(printable + " cannot be read now: " + e.what());
+      fail(printable + " cannot be read now: " + e.what());
+      throw StoreUnavailable(*failure);
     }
   }
 
@@ -275,8 +293,22 @@ struct Dashboard::Impl {
     std::map<int64_t, const std::vector<TrialRecord>*> trials_of;  // read once, for both
     for (const auto& sweep : sweeps)
       for (const auto& s : sweep.studies) trials_of[s.study.id] = &s.trials;
-    const BoardProgress p = board_progress(studies, [&](const StudyRecord& s) { return *trials_of.at(s.id); });
-    std::set<std::string> workers;  // the lease owners of running trials: the workers at work
+    BoardProgress p;
+    bool estimated = true;
+    try {
+      p = board_progress(studies, [&](const StudyRecord& s) { return *trials_of.at(s.id); });
+    } catch (const std::exception&) {  // a workload or trial settings this build cannot read: counts, no ETA
+      estimated = false;
+      for (const auto& sweep : sweeps) {
+        for (const auto& st : sweep.studies) {
+          p.done += st.progress.done;
+          p.running += st.progress.running;
+          p.total += st.progress.done + st.progress.running + st.progress.pending;
+        }
+      }
+    }
+    const double now_unix = unix_now();
+    std::set<std::string> workers;  // the lease owners of running trials whose lease is alive: the workers at work
     json sweeps_out = json::array();
     for (const auto& sweep : sweeps) {
       json sj;
@@ -289,7 +321,9 @@ struct Dashboard::Impl {
       json studies_out = json::array();
       for (const auto& s : sweep.studies) {
         for (const auto& t : s.trials)
-          if (t.status == StoredTrialStatus::running) workers.insert(t.lease_owner);
+          if (t.status == StoredTrialStatus::running && t.lease_expires && *t.lease_expires > now_unix) {
+            workers.insert(t.lease_owner);
+          }
         json j;
         j["id"] = s.study.id;
         j["study"] = s.study.study_index;
@@ -315,9 +349,9 @@ struct Dashboard::Impl {
     progress["done_trial_sec"] = p.done_trial_sec;
     progress["remaining_trial_sec"] = p.remaining_trial_sec;
     // As `pacer board` estimates it: the remaining trial time shared over the workers at work.
-    const double eta = p.remaining_trial_sec / std::max(1, active);
-    progress["eta_sec"] = eta;
-    progress["eta"] = format_duration(eta);
+    const double eta = estimated ? p.remaining_trial_sec / std::max(1, active) : NAN;
+    progress["eta_sec"] = number_or_null(eta);
+    progress["eta"] = format_duration(eta);  // "?" without an estimate
     progress["trial_time_done"] = format_duration(p.done_trial_sec);
     json j;
     j["store"] = printable;
@@ -329,7 +363,7 @@ struct Dashboard::Impl {
     j["progress"] = progress;
     j["parts"] = board_parts(studies);
     j["sweeps"] = sweeps_out;
-    return j.dump();
+    return json_text(j);
   }
 
   std::string compute_study(const StudyRecord& study) {
@@ -367,7 +401,7 @@ struct Dashboard::Impl {
     j["time_to_target"] = number_or_null(summary.time_to_target);
     j["steps_to_target"] = optional_json(summary.steps_to_target);
     j["trials"] = trials;
-    return j.dump();
+    return json_text(j);
   }
 
   // A trial of the store with its study: NotFoundError when there is none.
@@ -395,7 +429,7 @@ struct Dashboard::Impl {
       j["diagnosis"] = {{"verdicts", d.verdicts}, {"note", d.note}, {"best_step", d.best_step},
                         {"final_step", d.final_step}};
     }
-    return j.dump();
+    return json_text(j);
   }
 
   std::string compute_curve(int64_t id) {
@@ -452,7 +486,7 @@ struct Dashboard::Impl {
       // `pacer score STORE --board-part PART`: the same source, selection and scoring.
       std::unique_ptr<StoreSource> source;
       try {
-        source = std::make_unique<StoreSource>(std::vector<std::string>{location}, so.self_tuning);
+        source = std::make_unique<StoreSource>(std::vector<std::string>{location}, so.self_tuning, store_options());
       } catch (const std::exception& e) {
         throw StoreUnavailable(printable + " cannot be scored now: " + e.what());
       }
@@ -476,13 +510,10 @@ struct Dashboard::Impl {
     j["scored_at"] = unix_now();
     j["finished_trials"] = at.finished;
     j["store_warnings"] = warnings;
+    Scored fresh{at, MonotonicClock::now(), json_text(j), std::move(svg)};  // complete before it is cached
     ++scorings;
-    Scored& s = scored[key];
-    s.at = at;
-    s.when = MonotonicClock::now();
-    s.json = j.dump();
-    s.svg = std::move(svg);
-    return s;
+    scored[key] = fresh;
+    return fresh;
   }
 
   // Under `mutex`: a failure to read the store is StoreUnavailable (and the reader is opened
@@ -540,7 +571,10 @@ const std::string& Dashboard::location() const { return impl_->printable; }
 std::string Dashboard::overview_json() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->guarded([&] {
-    if (!impl_->overview) impl_->overview = impl_->compute_overview();
+    if (!impl_->overview || seconds_since(impl_->overview_at) > 30.0) {
+      impl_->overview = impl_->compute_overview();
+      impl_->overview_at = MonotonicClock::now();
+    }
     return *impl_->overview;
   });
 }

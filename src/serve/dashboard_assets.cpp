@@ -63,6 +63,7 @@ const std::string& dashboard_js() {
     return e;
   }
   const num = (v, digits) => v === null || v === undefined ? "" :
+      typeof v === "object" ? JSON.stringify(v) :
       typeof v !== "number" ? String(v) : Number.isInteger(v) ? String(v) : v.toPrecision(digits || 4);
   const secs = (v) => v === null || v === undefined ? "inf" : v.toFixed(v < 100 ? 2 : 1) + " s";
   const clock = (unix) => unix ? new Date(unix * 1000).toLocaleTimeString() : "";
@@ -99,6 +100,7 @@ const std::string& dashboard_js() {
   function sortableTable(id, columns, rows, rowClass) {
     const state = sortState[id] || (sortState[id] = {key: null, dir: 1});
     const sorted = rows.slice();
+    if (state.key !== null && !columns.some(c => c.key === state.key)) state.key = null;  // the column went away
     if (state.key !== null) {
       const col = columns.find(c => c.key === state.key);
       sorted.sort((a, b) => {
@@ -165,22 +167,22 @@ const std::string& dashboard_js() {
     const lb = section("leaderboard-section", "Leaderboard so far");
     const controls = slot(lb, "controls", "p");
     if (!choice.part || !overview.parts.includes(choice.part)) choice.part = overview.parts[0] || null;
-    controls.replaceChildren();
-    const partSelect = el("select", {id: "part"});
-    for (const part of overview.parts) {
-      const o = el("option", {value: part}, part);
-      if (part === choice.part) o.selected = true;
-      partSelect.append(o);
+    // Built once: rebuilding them at every poll would close an open dropdown.
+    if (!document.getElementById("part")) {
+      const partSelect = el("select", {id: "part"});
+      partSelect.addEventListener("change", () => { choice.part = partSelect.value; pollLeaderboard().catch(e => setStatus(e.message, true)); });
+      const timeSelect = el("select", {id: "time"});
+      for (const t of ["seconds", "steps"]) timeSelect.append(el("option", {value: t}, t));
+      timeSelect.value = choice.time;
+      timeSelect.addEventListener("change", () => { choice.time = timeSelect.value; pollLeaderboard().catch(e => setStatus(e.message, true)); });
+      controls.append(el("label", {}, "part ", partSelect), el("label", {}, "time axis ", timeSelect));
     }
-    partSelect.addEventListener("change", () => { choice.part = partSelect.value; pollLeaderboard(); });
-    const timeSelect = el("select", {id: "time"});
-    for (const t of ["seconds", "steps"]) {
-      const o = el("option", {value: t}, t);
-      if (t === choice.time) o.selected = true;
-      timeSelect.append(o);
+    const partSelect = document.getElementById("part");
+    const options = [...partSelect.options].map(o => o.value);
+    if (options.join() !== overview.parts.join()) {
+      partSelect.replaceChildren(...overview.parts.map(part => el("option", {value: part}, part)));
     }
-    timeSelect.addEventListener("change", () => { choice.time = timeSelect.value; pollLeaderboard(); });
-    controls.append(el("label", {}, "part ", partSelect), el("label", {}, "time axis ", timeSelect));
+    if (choice.part) partSelect.value = choice.part;
     renderLeaderboard();
     const st = section("studies-section", "Studies");
     const rows = [];
@@ -208,7 +210,7 @@ const std::string& dashboard_js() {
     note.textContent = (l.message ? "No leaderboard yet: " + l.message + ". " : "") + "Part " + l.part + ", " +
         l.time_axis + "; scored at " + clock(l.scored_at) + " from " + l.finished_trials + " finished trials" +
         (overview && overview.activity.finished !== l.finished_trials ? " (the store has " + overview.activity.finished +
-         " now: it is rescored at most every few seconds while trials finish)" : "") +
+         " now: it is rescored at most every --score-every seconds while trials finish, 30 by default)" : "") +
         ". Score: AlgoPerf's benchmark score (higher is better); pace: Pacer's second score (lower is faster).";
     const reachedOf = s => s.reached + "/" + (l.base_workloads ? l.base_workloads.length : "?");
     place(lb, "leaderboard", [
@@ -229,12 +231,15 @@ const std::string& dashboard_js() {
     warn.className = "note";
     warn.replaceChildren(...[...(l.store_warnings || []), ...(l.warnings || [])].map(w => el("li", {text: w})));
   }
+  // Throws to the caller (the poll shows the error); a reply for a part or axis no longer chosen
+  // (the user changed it while the request ran) is dropped.
   async function pollLeaderboard() {
     if (!choice.part) return;
-    try {
-      leaderboard = await getJson("/api/leaderboard?part=" + encodeURIComponent(choice.part) + "&time=" + encodeURIComponent(choice.time));
-      renderLeaderboard();
-    } catch (e) { setStatus(e.message, true); }
+    const part = choice.part, time = choice.time;
+    const reply = await getJson("/api/leaderboard?part=" + encodeURIComponent(part) + "&time=" + encodeURIComponent(time));
+    if (part !== choice.part || time !== choice.time) return;
+    leaderboard = reply;
+    renderLeaderboard();
   }
 
   // ---- study: its trials

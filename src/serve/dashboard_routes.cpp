@@ -37,7 +37,7 @@ bool parse_id(const std::string& text, int64_t& id) {
 }
 
 HttpReply error_reply(int status, bool api, const std::string& message) {
-  if (api) return {status, kJson, nlohmann::json({{"error", message}}).dump()};
+  if (api) return {status, kJson, nlohmann::json({{"error", message}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   const std::string title = status == 404 ? "Not found" : status == 503 ? "Store unavailable" : "Pacer serve";
   return {status, kHtml,
           html_page_head("Pacer: " + title) + "<h1>" + xml_escape(title) + "</h1><p class=\"bad\">" +
@@ -107,6 +107,7 @@ HttpReply route_dashboard_request(Dashboard& dashboard, const HttpRequestView& r
 std::vector<std::string> loopback_host_names(const std::string& host, int port) {
   const std::string p = ":" + std::to_string(port);
   std::vector<std::string> names = {"127.0.0.1" + p, "localhost" + p, "[::1]" + p};
+  if (port == 80) names.insert(names.end(), {"127.0.0.1", "localhost", "[::1]"});  // browsers leave out :80
   if (host != "127.0.0.1" && host != "localhost" && host != "::1") names.insert(names.begin(), host + p);
   return names;
 }

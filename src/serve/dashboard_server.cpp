@@ -1,6 +1,8 @@
 #include "serve/dashboard_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,7 +31,11 @@ std::string url_host(const std::string& host) { return host.find(':') != std::st
 }  // namespace
 
 bool is_loopback_address(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (host == "localhost") return true;
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;  // 127.0.0.0/8
+  in6_addr v6{};
+  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
@@ -56,12 +62,25 @@ void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
     res.set_content(reply.body, reply.content_type.c_str());
     set_headers(res);
   };
+  // Before httplib reads a body or looks at a range: anything but GET and HEAD is 405 and the
+  // connection closes (a chunked or unsized body would otherwise be read whole, whatever its size),
+  // and a Range header is refused (httplib would copy the reply once per range asked for).
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.set_header("Allow", "GET, HEAD");
+      res.set_header("Connection", "close");
+      res.set_content("pacer serve is read-only: " + req.method + " is not allowed\n", "text/plain; charset=utf-8");
+    } else if (req.has_header("Range")) {
+      res.status = 416;
+      res.set_content("pacer serve: range requests are not served\n", "text/plain; charset=utf-8");
+    } else {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    set_headers(res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server.Get(".*", handle);
-  server.Post(".*", handle);  // each answered 405 by the routes: nothing here writes
-  server.Put(".*", handle);
-  server.Patch(".*", handle);
-  server.Delete(".*", handle);
-  server.Options(".*", handle);
   // Requests httplib refuses itself (an oversized line or body, a malformed request) get a body
   // that says why instead of an empty one.
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
@@ -94,6 +113,8 @@ void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
   if (is_loopback_address(options.host)) routes.allowed_hosts = loopback_host_names(options.host, port);
 
   std::thread listener([&server] { server.listen_after_bind(); });
+  // stop() does nothing before the listener runs: wait for it, so an early Ctrl-C is not lost.
+  for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (options.on_listening) options.on_listening("http://" + url_host(options.host) + ":" + std::to_string(port) + "/");
   while (!(options.stop && options.stop->load())) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   server.stop();

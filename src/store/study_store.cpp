@@ -639,7 +639,7 @@ StudyProgress StudyStore::progress(const std::vector<int64_t>& study_ids) const 
 
 StoreActivity StudyStore::activity() const {
   const auto r = db_->run(
-      "SELECT (SELECT count(*) FROM studies), "
+      "SELECT (SELECT count(*) FROM studies), (SELECT coalesce(max(id), 0) FROM studies), (SELECT count(*) FROM trials), "
       "(SELECT count(*) FROM trials WHERE status IN ('complete', 'diverged', 'failed')), "
       "(SELECT count(*) FROM trials WHERE status = 'running'), (SELECT coalesce(sum(attempts), 0) FROM trials), "
       "(SELECT count(*) FROM evals), (SELECT coalesce(max(finished_at), 0) FROM trials)",
@@ -648,11 +648,13 @@ StoreActivity StudyStore::activity() const {
   if (r.rows.empty()) return a;
   const SqlRow& row = r.rows[0];
   a.studies = row.int64(0);
-  a.finished = row.int64(1);
-  a.running = row.int64(2);
-  a.attempts = row.int64(3);
-  a.evals = row.int64(4);
-  a.last_finished_at = row.real(5);
+  a.last_study_id = row.int64(1);
+  a.trials = row.int64(2);
+  a.finished = row.int64(3);
+  a.running = row.int64(4);
+  a.attempts = row.int64(5);
+  a.evals = row.int64(6);
+  a.last_finished_at = row.real(7);
   return a;
 }
 

@@ -92,18 +92,19 @@ struct StudyProgress {
 };
 
 // A cheap fingerprint of what a store holds, for a reader that polls it (pacer serve): it changes
-// when a study is added, a trial is claimed, released or finished (`trials`), or an eval is
+// when a study is added or removed, a trial is added, claimed, released or finished, or an eval is
 // recorded (`evals`). Heartbeats do not change it.
 struct StoreActivity {
-  int64_t studies = 0, finished = 0, running = 0, attempts = 0, evals = 0;
+  int64_t studies = 0, last_study_id = 0, trials = 0, finished = 0, running = 0, attempts = 0, evals = 0;
   double last_finished_at = 0.0;
-  // Studies, claims and endings: what progress tables and leaderboards show.
+  // Studies, trials, claims and endings: what progress tables and leaderboards show.
   bool same_trials(const StoreActivity& o) const {
-    return studies == o.studies && finished == o.finished && running == o.running && attempts == o.attempts &&
-           last_finished_at == o.last_finished_at;
+    return studies == o.studies && last_study_id == o.last_study_id && trials == o.trials && finished == o.finished &&
+           running == o.running && attempts == o.attempts && last_finished_at == o.last_finished_at;
   }
   bool same_finished(const StoreActivity& o) const {
-    return studies == o.studies && finished == o.finished && last_finished_at == o.last_finished_at;
+    return studies == o.studies && last_study_id == o.last_study_id && finished == o.finished &&
+           last_finished_at == o.last_finished_at;
   }
   bool operator==(const StoreActivity& o) const { return same_trials(o) && evals == o.evals; }
   bool operator!=(const StoreActivity& o) const { return !(*this == o); }

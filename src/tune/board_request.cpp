@@ -192,10 +192,19 @@ std::string board_headline(const BoardSetup& setup, const BoardPlan& plan, const
                            const std::string& store_path, int workers) {
   std::string parts;
   for (const auto& p : plan.parts) parts += " " + p.name;
+  // A study only grows: an earlier run with more trials per study left them in the store, and the
+  // tables score them all, so the header says so rather than the number asked for now.
+  int64_t stored = 0;
+  for (const auto& phase : plan.phases)
+    for (const auto& study : phase.studies)
+      if (study.ruleset == "external") stored = std::max(stored, study.planned_trials);
+  const std::string trials = stored > setup.spec.trials
+                                 ? std::to_string(setup.spec.trials) + " trials asked (external; the store's studies hold " +
+                                       std::to_string(stored) + " from an earlier run, and all are scored)"
+                                 : std::to_string(setup.spec.trials) + " trials (external)";
   return "pacer board: " + std::to_string(setup.spec.algorithms.size()) + " algorithms x " +
          std::to_string(setup.spec.workloads.size()) + " workloads, parts:" + parts + "; " +
-         std::to_string(setup.spec.studies) + " studies x " + std::to_string(setup.spec.trials) +
-         " trials (external); store " + store_path + ": " + std::to_string(before.done) + " of " +
+         std::to_string(setup.spec.studies) + " studies x " + trials + "; store " + store_path + ": " + std::to_string(before.done) + " of " +
          std::to_string(before.total) + " trials done; estimated " + format_duration(before.remaining_trial_sec) +
          " of trial time left (" + format_duration(before.remaining_trial_sec / std::max(workers, 1)) + " with " +
          std::to_string(workers) + " workers)";
