@@ -4,6 +4,7 @@
 // study that goes on past a failing trial; a killed run that resumes through the submission's
 // own optimizer state; the algoperf shim; data parallelism refused.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 
 #include <chrono>
@@ -209,6 +210,31 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
 
 // The submission's optimizer state (torch.save of its optimizer's and scheduler's state dicts)
 // travels in the checkpoint: a killed run resumes with the metrics of an uninterrupted one.
+// `pacer run` of the same submissions: the trial runs in a copy of the command, so a segfault or
+// an os._exit ends with a message, exit 1 and a failed trial.json instead of a dead process.
+TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFailedTrial) {
+  for (const std::string how : {"segfault", "exit"}) {
+    ::setenv("PACER_TEST_HOSTILE", how.c_str(), 1);
+    const std::string out = dir_ + "/run_" + how;
+    auto r = pacer("run -w fmnist_mlp -a '" + data("hostile.py") + "' --set learning_rate=0.05 --max-steps 10 "
+                   "--eval-every 5 --threads 1 -q --out '" + out + "'");
+    ::unsetenv("PACER_TEST_HOSTILE");
+    EXPECT_EQ(r.code, 1) << how << "\n" << r.err;
+    EXPECT_NE(r.err.find(how == "segfault" ? "failed: its process died: signal 11"
+                                           : "failed: its process exited (status 0) before recording a result"),
+              std::string::npos)
+        << how << "\n" << r.err;
+    const auto trial = nlohmann::json::parse(testing::read_file(out + "/trial.json"));
+    EXPECT_EQ(trial["status"], "failed") << how;
+    EXPECT_NE(trial["message"].get<std::string>().find("the submission's process"), std::string::npos) << trial.dump();
+  }
+  // A well-behaved submission through the same copy: its own exit status and results.
+  auto ok = pacer("run -w fmnist_mlp -a '" + data("sgd.py") + "' --set learning_rate=0.05 --max-steps 5 --eval-every 5 "
+                  "--threads 1 -q --out '" + dir_ + "/run_ok'");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(testing::read_file(dir_ + "/run_ok/trial.json"))["status"], "not_reached");
+}
+
 TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {
   const std::string hparams = write("point.json", kNadamwPoint);
   const std::string run = " run -w fmnist_mlp -a '" + example("nadamw") + "' --hparams '" + hparams +

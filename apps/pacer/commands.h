@@ -8,7 +8,8 @@ namespace pacer::cli {
 using Action = std::function<int()>;
 
 Action add_list_command(CLI::App& app);
-Action add_run_command(CLI::App& app);
+// run re-runs itself for an untrusted algorithm (contained_run.h), so it gets the command line.
+Action add_run_command(CLI::App& app, int argc, char** argv);
 Action add_score_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 // tune re-runs itself as worker processes, so it gets the original command line.

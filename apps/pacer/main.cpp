@@ -22,7 +22,8 @@ Commands add_commands(CLI::App& app, int argc, char** argv) {
     commands.emplace_back(command, make(*command));
   };
   add("list", "List workloads (targets, budgets, variants) and algorithms (hyperparameters)", cli::add_list_command);
-  add("run", "Run one timed trial: workload x algorithm x hyperparameters x seed", cli::add_run_command);
+  add("run", "Run one timed trial: workload x algorithm x hyperparameters x seed",
+      [&](CLI::App& c) { return cli::add_run_command(c, argc, argv); });
   add("score", "Score submissions from their logs: time-to-target, performance profiles, leaderboard", cli::add_score_command);
   add("report", "Write a self-contained HTML report of a `pacer score --out` folder", cli::add_report_command);
   // tune and board re-run themselves as worker processes, so they get the original command line.

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "input_guards.h"
+#include "contained_run.h"
 #include "interrupt.h"
 #include "trial_spec_options.h"
 #include "core/error.h"
@@ -19,6 +20,7 @@ namespace {
 struct RunArgs {
   RunRequest request;
   CLI::Option* clock_option = nullptr;  // given or not: a busy machine may choose the cpu clock
+  std::vector<std::string> argv;        // this command line: an untrusted algorithm runs in a copy of it
   std::string hparams_file, adasum_mode = "gradient";
   std::vector<std::string> assignments;
   std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
@@ -68,13 +70,14 @@ int run_command(RunArgs& a) {
   // rank together, and write what was measured. Second: the default action.
   r.stop_requested = &install_interrupt_handler();
   r.clock_from_load = a.clock_option && a.clock_option->count() == 0;
+  if (auto code = run_in_contained_copy(a.argv, r.algorithm, r.out, *r.stop_requested)) return *code;
   const RunOutcome run = run_one_trial(r);
-  return report_trial(run.result, run.workload, r.out, run.rank);
+  return contained_copy_finished(report_trial(run.result, run.workload, r.out, run.rank));
 }
 
 }  // namespace
 
-Action add_run_command(CLI::App& app) {
+Action add_run_command(CLI::App& app, int argc, char** argv) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload name (see pacer list)")->required();
   app.add_option("-a,--algorithm", a->request.algorithm, "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python submission (a .py file or its folder)")->required();
@@ -114,6 +117,7 @@ Action add_run_command(CLI::App& app) {
                "Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric");
   app.add_flag("-q,--quiet", a->request.quiet, "No progress output");
   a->clock_option = app.get_option_no_throw("--clock");
+  a->argv.assign(argv, argv + argc);
 
   return [a]() -> int { return run_command(*a); };
 }

@@ -1,0 +1,80 @@
+#include "contained_run.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "algorithms/plugin_loader.h"
+#include "core/atomic_file.h"
+#include "train/trial_result.h"
+#include "tune/contained_trial.h"
+
+namespace pacer::cli {
+namespace {
+
+const char* kMarkerVariable = "PACER_CONTAINED_RUN";
+const char* kParentVariable = "PACER_CONTAINED_RUN_PARENT";
+
+}  // namespace
+
+bool runs_untrusted_code(const std::string& algorithm) {
+  std::error_code ec;
+  const bool python = algorithm.size() > 3 && algorithm.compare(algorithm.size() - 3, 3, ".py") == 0;
+  return python || is_plugin_reference(algorithm) || std::filesystem::is_directory(algorithm, ec);
+}
+
+std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
+                                         const std::string& out, const std::atomic<bool>& stop) {
+  if (std::getenv(kMarkerVariable)) {
+    // The copy dies with the command that started it, as the command itself would have (kill -9
+    // of `pacer run` must leave no trial running on, holding the results folder).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const char* parent = std::getenv(kParentVariable);
+    if (parent && std::to_string(::getppid()) != parent) std::_Exit(128 + SIGKILL);  // it died before that
+    return std::nullopt;
+  }
+  if (!runs_untrusted_code(algorithm)) return std::nullopt;
+  char marker[] = "/tmp/pacer_run_XXXXXX";
+  const int fd = ::mkstemp(marker);
+  if (fd < 0) return std::nullopt;  // no temporary file: run in process, as before
+  ::close(fd);
+  ChildProcessOptions child;
+  child.argv = argv;
+  child.executable = "/proc/self/exe";
+  child.environment = {std::string(kMarkerVariable) + "=" + marker,
+                       std::string(kParentVariable) + "=" + std::to_string(::getpid())};
+  child.capture_output = false;
+  const TrialProcessExit exit = run_trial_process(child, 1e9, &stop);
+  std::string finished;
+  std::getline(std::ifstream(marker), finished);
+  std::remove(marker);
+  if (!finished.empty()) return std::atoi(finished.c_str());         // it ended as pacer run ends
+  if (exit.input_error && !exit.interrupted) return 2;                // bad input, said by the copy
+  const std::string reason = exit.interrupted ? "interrupted, and its process did not stop within 10 s: killed"
+                                              : exit.reason;
+  std::fprintf(stderr, "pacer: error: the trial of %s failed: %s\n", algorithm.c_str(), reason.c_str());
+  std::error_code ec;
+  if (!out.empty() && std::filesystem::is_directory(out, ec) && !std::filesystem::exists(out + "/trial.json", ec)) {
+    TrialResult failed;
+    failed.status = TrialStatus::failed;
+    failed.stop_reason = exit.interrupted ? StopReason::interrupted : StopReason::error;
+    failed.message = reason.rfind("its ", 0) == 0 ? "the submission's " + reason.substr(4) : reason;
+    failed.algorithm = algorithm;
+    failed.submission_error = true;
+    write_file_atomic(out + "/trial.json", failed.to_json() + "\n");
+    std::fprintf(stderr, "pacer: wrote %s/trial.json (status failed)\n", out.c_str());
+  }
+  return exit.interrupted ? 130 : 1;
+}
+
+int contained_copy_finished(int code) {
+  if (const char* marker = std::getenv(kMarkerVariable)) std::ofstream(marker) << code << "\n";
+  return code;
+}
+
+}  // namespace pacer::cli

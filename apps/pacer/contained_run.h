@@ -1,0 +1,25 @@
+#pragma once
+// `pacer run` of a Python submission or a plugin: the trial runs in a copy of this command (the
+// same arguments, PACER_CONTAINED_RUN naming a file where the copy leaves its exit status), so that
+// a segfault, an os._exit or a step that never returns ends with a message and, with --out, a
+// failed trial.json, instead of a dead process and no result. Ctrl-C is forwarded to the copy (and
+// SIGKILL follows 10 s later if it does not stop).
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pacer::cli {
+
+// True for an `-a` value that names code Pacer did not build (a .py file, a folder, a library).
+bool runs_untrusted_code(const std::string& algorithm);
+
+// In the parent: the copy's exit status once it ended (its own, or 1 with a failed trial.json in
+// `out` when its process died); nullopt in the copy itself, which then runs the trial in process.
+std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
+                                         const std::string& out, const std::atomic<bool>& stop);
+
+// In the copy: leaves `code` where the parent reads it; returns it.
+int contained_copy_finished(int code);
+
+}  // namespace pacer::cli
