@@ -7,7 +7,7 @@
                     then PAGES loads of a copy that changes before each load (a claim: progress and
                     tables are recomputed, the leaderboard waits for --score-every). Median and
                     percentiles per kind. Goal: median at most 100 ms on the committed board.
-  load              8 clients (CLIENTS) for 30 s (SECONDS), each at most 2,000 requests with 20 ms
+  load              8 clients (CLIENTS) for 30 s (SECONDS_: bash owns SECONDS), each at most 2,000 requests with 20 ms
                     between them (THINK_MS), over every route of a store that two `pacer tune`
                     workers are writing: failures and latency percentiles. Goal: no failed request.
   overhead          The board's cost of being watched: `pacer tune` with two workers (cpu clock)

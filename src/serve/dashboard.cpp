@@ -17,13 +17,13 @@
 #include "analyze/curve_diagnosis.h"
 #include "analyze/study_analysis.h"
 #include "analyze/study_data.h"
-#include "report/html_page.h"
 #include "report/score_charts.h"
 #include "report/xml_escape.h"
 #include "score/rules.h"
 #include "score/score_outputs.h"
 #include "score/scoring.h"
 #include "score/store_source.h"
+#include "serve/dashboard_assets.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/board.h"
@@ -176,10 +176,6 @@ std::string message_svg(const std::string& id, const std::string& message) {
          xml_escape(message) + "</text></svg>";
 }
 
-std::string message_page(const std::string& title, const std::string& message) {
-  return html_page_head(title) + "<h1>" + xml_escape(title) + "</h1><p>" + xml_escape(message) +
-         "</p><p><a href=\"/\">All studies</a></p></body></html>\n";
-}
 
 }  // namespace
 
@@ -447,7 +443,7 @@ struct Dashboard::Impl {
     try {
       return render_analysis_html(analyze_study(load_study_data(*store, study.name(), {study})));
     } catch (const InputError& e) {  // no finished trial yet, or a space it cannot read
-      return message_page(title, e.what());
+      return dashboard_message_page(title, e.what());
     }
   }
 

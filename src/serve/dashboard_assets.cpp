@@ -1,5 +1,8 @@
 #include "serve/dashboard_assets.h"
 
+#include "report/html_page.h"
+#include "report/xml_escape.h"
+
 namespace pacer {
 
 std::string dashboard_page_html(const std::string& kind, int64_t id, int poll_ms) {
@@ -17,6 +20,11 @@ std::string dashboard_page_html(const std::string& kind, int64_t id, int poll_ms
          "<main id=\"main\"><noscript>This page reads the store through its JSON routes (/api/...) and needs "
          "JavaScript; pacer study list and pacer score give the same from the command line.</noscript></main>"
          "</body></html>\n";
+}
+
+std::string dashboard_message_page(const std::string& title, const std::string& message) {
+  return html_page_head(title) + "<h1>" + xml_escape(title) + "</h1><p>" + xml_escape(message) +
+         "</p><p><a href=\"/\">All studies</a></p></body></html>\n";
 }
 
 const std::string& dashboard_css() {

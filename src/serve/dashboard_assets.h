@@ -14,5 +14,8 @@ namespace pacer {
 std::string dashboard_page_html(const std::string& kind, int64_t id, int poll_ms);
 const std::string& dashboard_js();
 const std::string& dashboard_css();
+// A short page that says why there is nothing to show (an error, a study not finished yet), with a
+// link back to the index; title and message are escaped.
+std::string dashboard_message_page(const std::string& title, const std::string& message);
 
 }  // namespace pacer

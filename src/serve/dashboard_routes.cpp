@@ -6,8 +6,6 @@
 #include <cstdlib>
 #include <functional>
 
-#include "report/html_page.h"
-#include "report/xml_escape.h"
 #include "serve/dashboard_assets.h"
 
 namespace pacer {
@@ -39,9 +37,7 @@ bool parse_id(const std::string& text, int64_t& id) {
 HttpReply error_reply(int status, bool api, const std::string& message) {
   if (api) return {status, kJson, nlohmann::json({{"error", message}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   const std::string title = status == 404 ? "Not found" : status == 503 ? "Store unavailable" : "Pacer serve";
-  return {status, kHtml,
-          html_page_head("Pacer: " + title) + "<h1>" + xml_escape(title) + "</h1><p class=\"bad\">" +
-              xml_escape(message) + "</p><p><a href=\"/\">All studies</a></p></body></html>\n"};
+  return {status, kHtml, dashboard_message_page(title, message)};
 }
 
 std::string query_or(const HttpRequestView& r, const std::string& key, const std::string& fallback) {
