@@ -9,9 +9,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -43,6 +45,27 @@ const char* kNadamwPoint = R"({"learning_rate": 0.005, "one_minus_beta1": 0.1, "
 const char* kScheduleFreePoint = R"({"learning_rate": 0.0025, "one_minus_beta1": 0.1, "beta2": 0.99552,
   "epsilon": 1e-8, "weight_decay": 0.08121, "r": 0.0, "weight_lr_power": 2.0, "warmup_factor": 0.015,
   "label_smoothing": 0.2, "dropout_rate": 0.0})";
+
+// Under AddressSanitizer (scripts/sanitize.sh) a segfault is caught by its handler and ends as
+// exit 1; the cases of a deliberate segfault want the signal itself, as a release build dies.
+class SegfaultsDieBySignal {
+ public:
+  SegfaultsDieBySignal() {
+    const char* old = std::getenv("ASAN_OPTIONS");
+    if (old != nullptr) old_ = old;
+    ::setenv("ASAN_OPTIONS", (old_ ? *old_ + ":handle_segv=0" : std::string("handle_segv=0")).c_str(), 1);
+  }
+  ~SegfaultsDieBySignal() {
+    if (old_) {
+      ::setenv("ASAN_OPTIONS", old_->c_str(), 1);
+    } else {
+      ::unsetenv("ASAN_OPTIONS");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
 
 class PythonSubmissionTest : public testing::CliFixture {
  protected:
@@ -188,6 +211,8 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
                                    {"fork", "", 1, 0},
                                    {"threads", "changed the intra-op thread count from 1 to 2", 1, 1}};
   for (const auto& c : cases) {
+    std::optional<SegfaultsDieBySignal> by_signal;
+    if (c.how == "segfault") by_signal.emplace();
     ::setenv("PACER_TEST_HOSTILE", c.how.c_str(), 1);
     const std::string store = dir_ + "/" + c.how + ".db";
     auto r = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials " + std::to_string(c.trials) +
@@ -214,6 +239,8 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
 // an os._exit ends with a message, exit 1 and a failed trial.json instead of a dead process.
 TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFailedTrial) {
   for (const std::string how : {"segfault", "exit"}) {
+    std::optional<SegfaultsDieBySignal> by_signal;
+    if (how == "segfault") by_signal.emplace();
     ::setenv("PACER_TEST_HOSTILE", how.c_str(), 1);
     const std::string out = dir_ + "/run_" + how;
     auto r = pacer("run -w fmnist_mlp -a '" + data("hostile.py") + "' --set learning_rate=0.05 --max-steps 10 "
