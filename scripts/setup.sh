@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev sqlite3 zlib1g-dev
   libpqxx-dev postgresql  # the PostgreSQL study store; its tests start a server of their own
   libcpp-httplib-dev  # pacer serve's HTTP server
+  libseccomp-dev  # a contained cpu-clock trial refuses child processes
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist fortunes  # fortunes: the English corpus of fortunes_lm
   python3 python3-torch python3-numpy

@@ -204,19 +204,22 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
   struct Case {
     std::string how, reason;
     int trials, failed;
+    std::string clock = "wall";
   };
   const std::vector<Case> cases = {{"segfault", "failed [its process died: signal 11", 2, 2},
                                    {"exit", "failed [its process exited (status 0) before recording a result]", 2, 2},
                                    {"hang", "failed [ran past its limit of 15 s of wall time", 1, 1},
                                    {"fork", "", 1, 0},
+                                   // On the cpu clock a child's work would not count: refused.
+                                   {"fork", "may start no process", 1, 1, "cpu"},
                                    {"threads", "changed the intra-op thread count from 1 to 2", 1, 1}};
   for (const auto& c : cases) {
     std::optional<SegfaultsDieBySignal> by_signal;
     if (c.how == "segfault") by_signal.emplace();
     ::setenv("PACER_TEST_HOSTILE", c.how.c_str(), 1);
-    const std::string store = dir_ + "/" + c.how + ".db";
+    const std::string store = dir_ + "/" + c.how + "_" + c.clock + ".db";
     auto r = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials " + std::to_string(c.trials) +
-                   " --max-steps 10 --eval-every 5 --threads 1 --store '" + store + "'" +
+                   " --max-steps 10 --eval-every 5 --threads 1 --clock " + c.clock + " --store '" + store + "'" +
                    // Only the hang waits for its limit; the others keep a margin for a slow start
                    // (the sanitizer builds load LibTorch and Python several times slower).
                    (c.how == "hang" ? " --trial-limit 15" : " --trial-limit 300"));
@@ -227,7 +230,7 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
     int failed = 0;
     std::istringstream lines(show.out);
     for (std::string line; std::getline(lines, line);) failed += line.find(" failed ") != std::string::npos;
-    EXPECT_EQ(failed, c.failed) << c.how << "\n" << show.out;
+    EXPECT_EQ(failed, c.failed) << c.how << " " << c.clock << "\n" << show.out;
     EXPECT_NE(std::system(("pgrep -f -- '[-]-store " + store + "' >/dev/null").c_str()), 0)
         << c.how << ": a process of the trial outlived it";
   }
@@ -255,6 +258,16 @@ TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFaile
     EXPECT_EQ(trial["status"], "failed") << how;
     EXPECT_NE(trial["message"].get<std::string>().find("the submission's process"), std::string::npos) << trial.dump();
   }
+  // On the cpu clock the copy refuses child processes (a child's work would not be counted).
+  ::setenv("PACER_TEST_HOSTILE", "fork", 1);
+  auto forked = pacer("run -w fmnist_mlp -a '" + data("hostile.py") + "' --set learning_rate=0.05 --max-steps 10 "
+                      "--eval-every 5 --threads 1 --clock cpu -q --out '" + dir_ + "/run_fork'");
+  ::unsetenv("PACER_TEST_HOSTILE");
+  EXPECT_EQ(forked.code, 2) << forked.err;  // the submission's error, as for any other
+  const auto fork_trial = nlohmann::json::parse(testing::read_file(dir_ + "/run_fork/trial.json"));
+  EXPECT_EQ(fork_trial["status"], "failed");
+  EXPECT_NE(fork_trial["message"].get<std::string>().find("PermissionError"), std::string::npos) << fork_trial.dump();
+  EXPECT_NE(fork_trial["message"].get<std::string>().find("may start no process"), std::string::npos) << fork_trial.dump();
   // A well-behaved submission through the same copy: its own exit status and results.
   auto ok = pacer("run -w fmnist_mlp -a '" + data("sgd.py") + "' --set learning_rate=0.05 --max-steps 5 --eval-every 5 "
                   "--threads 1 -q --out '" + dir_ + "/run_ok'");

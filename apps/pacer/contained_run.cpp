@@ -72,6 +72,8 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
   return exit.interrupted ? 130 : 1;
 }
 
+bool in_contained_copy() { return std::getenv(kMarkerVariable) != nullptr; }
+
 int contained_copy_finished(int code) {
   if (const char* marker = std::getenv(kMarkerVariable)) std::ofstream(marker) << code << "\n";
   return code;

@@ -19,6 +19,9 @@ bool runs_untrusted_code(const std::string& algorithm);
 std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
                                          const std::string& out, const std::atomic<bool>& stop);
 
+// Whether this process is such a copy (it runs nothing but that trial).
+bool in_contained_copy();
+
 // In the copy: leaves `code` where the parent reads it; returns it.
 int contained_copy_finished(int code);
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/plugin_loader.h"
+#include "core/child_processes.h"
 #include "core/device_choice.h"
 #include "core/error.h"
 #include "core/seed.h"
@@ -314,6 +315,9 @@ TrialResult TrialLoop::run() {
     result_.status = TrialStatus::failed;
     stop_ = StopReason::error;
     result_.message = e.what();
+    if (child_processes_refused() && result_.message.find("PermissionError") != std::string::npos) {
+      result_.message += " (" + child_process_refusal_hint() + ")";
+    }
     result_.submission_error = true;
   } catch (const std::exception& e) {
     result_.status = TrialStatus::failed;

@@ -7,6 +7,7 @@
 #include "algorithms/plugin_loader.h"
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
+#include "core/child_processes.h"
 #include "core/device_choice.h"
 #include "core/error.h"
 #include "core/machine_load.h"
@@ -65,13 +66,15 @@ LoadChoice choose_for_load(const RunRequest& request, const DistEnvironment& env
 RunOutcome run_one_trial(const RunRequest& request) {
   // Unknown names or options: InputError listing valid ones.
   auto workload = create_workload(request.workload, request.trial.workload_options);
-  const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
-  auto algorithm = create_algorithm(algorithm_name);
   // Processes come from the launcher's environment; virtual workers and the combiner from the
   // spec; run_trial assembles the plan from both.
   const DistEnvironment env = DistEnvironment::from_environment();
   check_clock_for_device(request.trial.clock, request.trial.device);  // --device cuda --clock cpu: before any work
   const LoadChoice load = choose_for_load(request, env);
+  // Before the submission's code first runs (its import): see RunRequest::contained_process.
+  if (request.contained_process && (request.trial.clock == ClockKind::cpu || load.cpu_clock)) refuse_child_processes();
+  const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
+  auto algorithm = create_algorithm(algorithm_name);
   set_num_threads(load.threads, env.local_world_size);  // the ranks on this machine share its CPUs
   TrialOptions options;
   options.spec = request.trial;

@@ -48,6 +48,9 @@ struct RunRequest {
   // PACER_IGNORE_LOAD.
   bool threads_from_load = true;
   bool clock_from_load = false;  // the CLI sets it when --clock was not given
+  // This process runs only this trial of untrusted code (pacer run's contained copy): on the cpu
+  // clock it refuses child processes before the submission loads (core/child_processes.h).
+  bool contained_process = false;
   std::string dist_backend = "auto";  // several processes: gloo, nccl or auto (nccl on CUDA devices)
   double dist_timeout_sec = 120.0;
   bool quiet = false;                            // no progress (the other ranks are always quiet)

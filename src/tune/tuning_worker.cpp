@@ -18,6 +18,7 @@
 #include "train/checkpoint.h"
 #include "train/trial_runner.h"
 #include "tune/contained_trial.h"
+#include "core/child_processes.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -468,6 +469,9 @@ int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t
   if (trial.status != StoredTrialStatus::running || trial.lease_owner != owner) {
     throw Error("contained trial: " + trial_name(*study, trial) + " is not running under this worker's lease");
   }
+  // This process runs only this trial: on the cpu clock the submission may start no process
+  // whose work the clock would not count (core/child_processes.h), from its import on.
+  if (TrialSpec::from_json(study->trial_spec).clock == ClockKind::cpu) refuse_child_processes();
   WorkloadCache workloads;
   switch (run_claimed_trial(store, trial, *study, owner, w, workloads)) {
     case TrialEnd::finished: return 0;

@@ -1,0 +1,79 @@
+#include "core/child_processes.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+
+#include "core/error.h"
+
+namespace pacer {
+namespace {
+
+std::atomic<bool> refused{false};
+
+// LeakSanitizer checks for leaks at exit from a task it clones with CLONE_VM and without
+// CLONE_THREAD or CLONE_VFORK; the sanitizer builds of the test suite keep that one kind.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kLeakCheckerClones = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+constexpr bool kLeakCheckerClones = true;
+#else
+constexpr bool kLeakCheckerClones = false;
+#endif
+#else
+constexpr bool kLeakCheckerClones = false;
+#endif
+
+void add(scmp_filter_ctx filter, uint32_t action, int syscall, std::initializer_list<scmp_arg_cmp> args = {}) {
+  const int rc = seccomp_rule_add_array(filter, action, syscall, static_cast<unsigned>(args.size()),
+                                        args.size() ? args.begin() : nullptr);
+  if (rc != 0) throw Error(std::string("cannot refuse child processes: seccomp_rule_add: ") + std::strerror(-rc));
+}
+
+}  // namespace
+
+void refuse_child_processes() {
+  if (refused) return;
+  std::unique_ptr<void, void (*)(scmp_filter_ctx)> filter(seccomp_init(SCMP_ACT_ALLOW), seccomp_release);
+  if (!filter) throw Error("cannot refuse child processes: seccomp_init failed");
+  const uint32_t refuse = SCMP_ACT_ERRNO(EPERM);
+  add(filter.get(), refuse, SCMP_SYS(fork));
+  add(filter.get(), refuse, SCMP_SYS(vfork));
+  // clone3 passes its flags in memory a filter cannot read: ENOSYS sends glibc back to clone
+  // (pthread_create and posix_spawn both fall back), whose flags it can.
+  add(filter.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3));
+  const scmp_datum_t kind = CLONE_THREAD | CLONE_VM | CLONE_VFORK;
+  // clone(2) makes a new process unless CLONE_THREAD is set: refuse each flag combination without it.
+  for (scmp_datum_t flags : {scmp_datum_t{0}, scmp_datum_t{CLONE_VM}, scmp_datum_t{CLONE_VFORK},
+                             scmp_datum_t{CLONE_VM | CLONE_VFORK}}) {
+    if (kLeakCheckerClones && flags == CLONE_VM) continue;
+    add(filter.get(), refuse, SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, kind, flags)});
+  }
+  // The filter needs no privilege with no_new_privs set (it also keeps set-user-ID programs from gaining any).
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    throw Error(std::string("cannot refuse child processes: PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
+  }
+  // Every thread of the process, those LibTorch already started included.
+  if (seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
+    throw Error("cannot refuse child processes: this kernel cannot apply a filter to every thread");
+  }
+  if (const int rc = seccomp_load(filter.get()); rc != 0) {
+    throw Error(std::string("cannot refuse child processes: seccomp_load: ") + std::strerror(-rc));
+  }
+  refused = true;
+}
+
+bool child_processes_refused() { return refused; }
+
+std::string child_process_refusal_hint() {
+  return "a trial timed by the cpu clock may start no process, since its work would not be counted: fork, "
+         "subprocess and os.system fail with PermissionError; --clock wall allows them";
+}
+
+}  // namespace pacer
