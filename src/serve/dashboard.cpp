@@ -64,8 +64,13 @@ json stored_json(const std::optional<std::string>& text) {
   return j.is_discarded() ? json(*text) : j;
 }
 
+}  // namespace
+
 // What tells a SQLite file apart from its replacement, and (for a store read through a private
-// copy, which never sees later writes) from its own later state.
+// copy, which never sees later writes) from its own later state. Not in the anonymous namespace:
+// Dashboard::Impl holds one.
+namespace dashboard_detail {
+
 struct FileIdentity {
   dev_t device = 0;
   ino_t inode = 0;
@@ -92,6 +97,13 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
   }
   return id;
 }
+
+}  // namespace dashboard_detail
+
+namespace {
+
+using dashboard_detail::FileIdentity;
+using dashboard_detail::identity_of;
 
 // The workload's objective as scoring reads it; none for a workload this build does not know.
 struct Objective {
@@ -186,7 +198,7 @@ struct Dashboard::Impl {
 
   std::mutex mutex;  // the reader below and every cache but the scores
   std::unique_ptr<StudyStore> store;
-  FileIdentity opened;
+  dashboard_detail::FileIdentity opened;
   bool private_copy = false;  // an older schema read through an upgraded copy: reopen when the file changes
   bool fresh = false;         // `activity` read since the store was opened
   std::optional<std::string> failure;  // why the last look at the store failed

@@ -207,6 +207,12 @@ BoardProgress board_progress(const std::vector<StudyRecord>& studies,
       if (t.result) {
         ++p.done;
         if (t.result->status == TrialStatus::stopped) ++p.stopped;
+        if (t.result->status == TrialStatus::failed) {
+          const std::string& message = t.result->message;
+          std::string line = message.substr(0, message.find('\n'));
+          if (line.size() > 240) line = line.substr(0, 240) + "...";
+          p.failed.push_back(study.name() + " trial " + std::to_string(t.index) + ": " + line);
+        }
         auto& m = measured[{study.workload, study.ruleset}];
         m.first += t.result->total_duration;
         ++m.second;

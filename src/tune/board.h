@@ -91,6 +91,9 @@ struct BoardProgress {
   int64_t stopped = 0;                 // done, of which stopped by racing
   double remaining_trial_sec = 0.0;    // the estimated cost of every trial not done yet
   double done_trial_sec = 0.0;         // the measured cost of the trials done
+  // Each failed trial (a crash, a hang past its limit, a submission's error; not a divergence,
+  // which is a result): "ALGORITHM/WORKLOAD/study_K trial I: the message's first line".
+  std::vector<std::string> failed;
 };
 BoardProgress board_progress(const StudyStore& store, const BoardPlan& plan);
 // The same from trials already read (pacer serve reads them once for its tables too).

@@ -237,6 +237,11 @@ std::string board_markdown(const std::vector<BoardPartScores>& parts, const Boar
   if (progress.stopped > 0) out << " (" << progress.stopped << " stopped by racing)";
   out << "; measured trial time " << format_duration(progress.done_trial_sec) << ", estimated remaining "
       << format_duration(progress.remaining_trial_sec) << " of trial time.\n\n";
+  if (!progress.failed.empty()) {
+    out << "Failed trials (" << progress.failed.size() << "; scored as not reaching the targets):\n\n";
+    for (const auto& line : progress.failed) out << "- " << line << "\n";
+    out << "\n";
+  }
   for (const auto& p : parts) {
     out << "### " << p.part.name << " (" << (p.part.ruleset == Ruleset::self ? "self-tuning" : "external tuning")
         << "; " << p.trials_done << " of " << p.trials_total << " trials done)\n\n";

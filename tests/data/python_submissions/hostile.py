@@ -12,8 +12,14 @@ from sgd import data_selection, get_batch_size, init_optimizer_state, prepare_fo
 
 def update_params(workload, current_param_container, current_params_types, model_state, hyperparameters,
                   batch, loss_type, optimizer_state, eval_results, global_step, rng, train_state=None):
+    return misbehaving_update(os.environ.get("PACER_TEST_HOSTILE", ""), workload, current_param_container,
+                              current_params_types, model_state, hyperparameters, batch, loss_type, optimizer_state,
+                              eval_results, global_step, rng)
+
+
+def misbehaving_update(how, workload, current_param_container, current_params_types, model_state, hyperparameters,
+                       batch, loss_type, optimizer_state, eval_results, global_step, rng):
     if global_step == 2:
-        how = os.environ.get("PACER_TEST_HOSTILE", "")
         if how == "segfault":
             ctypes.string_at(0)
         elif how == "hang":
