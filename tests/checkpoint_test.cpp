@@ -154,6 +154,33 @@ void edit_state(const std::string& dir, Change change) {
   std::ofstream(dir + "/state.json") << j.dump();
 }
 
+// On the cpu clock the thread count is part of a trial's definition: N threads advance that clock
+// about N times as fast, so a resume with another count would join two measures into one time.
+// On the wall clock the threads are the hardware's to choose.
+TEST_F(CheckpointTest, ACpuClockCheckpointResumesOnlyWithItsThreadCount) {
+  const std::string run = " run -w synthetic_regression -a sgd --max-steps 40 --eval-every 20 -q --checkpoint-every 20";
+  for (const std::string clock : {"cpu", "wall"}) {
+    const std::string out = dir_ + "/" + clock, state = out + "/checkpoint/state.json";
+    auto r = pacer(run + " --clock " + clock + " --threads 1 --out '" + out + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto definition = nlohmann::json::parse(testing::read_file(state)).at("definition");
+    EXPECT_EQ(definition.contains("threads"), clock == "cpu") << definition.dump();
+    std::filesystem::remove(out + "/trial.json");  // as a kill -9 after the last checkpoint leaves it
+    r = pacer(run + " --clock " + clock + " --threads 2 --resume --out '" + out + "'");
+    if (clock == "wall") {
+      EXPECT_EQ(r.code, 0) << r.err;
+      continue;
+    }
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("belongs to a trial defined otherwise: threads (1 in the checkpoint, 2 now)"),
+              std::string::npos) << r.err;
+    // A checkpoint written before the count was recorded resumes as before.
+    edit_state(out + "/checkpoint", [](nlohmann::ordered_json& j) { j["definition"].erase("threads"); });
+    r = pacer(run + " --clock cpu --threads 2 --resume --out '" + out + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+  }
+}
+
 TEST_F(CheckpointTest, ACheckpointCannotLieAndAResumeNeverReplacesAResult) {
   const std::string run = " run -w synthetic_regression -a momentum --max-steps 40 --eval-every 20 --threads 1 -q";
   const std::string out = dir_ + "/a", checkpoint = out + "/checkpoint";

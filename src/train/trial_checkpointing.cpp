@@ -8,12 +8,16 @@
 
 namespace pacer {
 
-std::string trial_definition(const TrialSpec& spec, const std::optional<Hyperparameters>& resolved, double time_budget) {
+std::string trial_definition(const TrialSpec& spec, const std::optional<Hyperparameters>& resolved, double time_budget,
+                             int threads) {
   nlohmann::ordered_json definition;
   definition["spec"] = nlohmann::ordered_json::parse(spec.to_json());
   definition["ruleset"] = resolved ? "external" : "self";
   definition["hyperparameters"] = resolved ? nlohmann::ordered_json::parse(resolved->to_json(0)) : nlohmann::ordered_json();
   definition["time_budget"] = time_budget;
+  // On the cpu clock N threads advance the clock about N times as fast: a resume with another
+  // count would join two measures into one time (on the wall clock it is the hardware's to choose).
+  if (spec.clock == ClockKind::cpu) definition["threads"] = threads;
   return definition.dump();
 }
 

@@ -38,7 +38,9 @@ struct CheckpointPolicy {
 
 // Everything that decides what a trial computes (spec, ruleset, hyperparameters, budget) as one
 // JSON text: a resume with any other value is refused, naming it.
-std::string trial_definition(const TrialSpec& spec, const std::optional<Hyperparameters>& resolved, double time_budget);
+// threads: the intra-op threads, part of the definition on the cpu clock only.
+std::string trial_definition(const TrialSpec& spec, const std::optional<Hyperparameters>& resolved, double time_budget,
+                             int threads);
 
 class TrialCheckpointing {
  public:

@@ -207,7 +207,7 @@ CheckpointState TrialLoop::checkpoint_identity() const {
   id.algorithm = algorithm_.name();
   id.seed = options_.seed;
   id.batch_size = result_.batch_size;
-  id.definition = trial_definition(options_.spec, resolved_, result_.time_budget);
+  id.definition = trial_definition(options_.spec, resolved_, result_.time_budget, num_threads());
   return id;
 }
 
