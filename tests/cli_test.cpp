@@ -306,6 +306,16 @@ TEST_F(CliTest, CpuClockIsRecordedAndNeverRankedBesideTheWallClock) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_CONTAINS(r.out, "cpu clock");
   EXPECT_EQ(nlohmann::json::parse(read_file(dir_ + "/clocks/board/scores.json")).at("clock"), "cpu");
+  // Another thread count on the cpu clock: ranked, with a warning naming both counts.
+  const std::string cpu2 = dir_ + "/clocks/cpu2";
+  r = pacer("run -w synthetic_regression -a nadamw --seed 3 --set learning_rate=0.01 --max-steps 20 --eval-every 10 "
+            "--device cpu --threads 2 -q --clock cpu --out '" + cpu2 + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(cpu2 + "/trial.json")).at("threads"), 2);
+  r = pacer("score '" + cpu + "' '" + cpu2 + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.err, "different intra-op thread counts (1 thread: ");
+  EXPECT_CONTAINS(r.err, "; 2 threads: ");
 
   expect_input_error(common + "'" + dir_ + "/clocks/bad' --clock gpu", {"--clock", "gpu"});
 }

@@ -159,6 +159,7 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   o.eval_index_to_target = 0;
   o.stop_reason = "targets_reached";
   o.submission_time = 0.75;
+  o.threads = 2;
   store.finish_trial(t1->id, me, o);
   // The outcome reads back as given; `reached` is stored as complete.
   const TrialRecord ended = store.trials(ids[0]).at(0);
@@ -171,6 +172,7 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_EQ(ended.result->time_to_target, std::optional<double>(0.5));
   EXPECT_EQ(ended.result->eval_index_to_target, std::optional<int64_t>(0));
   EXPECT_FALSE(ended.result->best_validation);
+  EXPECT_EQ(ended.result->threads, 2);
   EXPECT_FALSE(store.trials(ids[0]).at(1).result);  // pending
   EXPECT_EQ(store.progress(ids).done, 1);
   EXPECT_EQ(store.progress(ids).pending, 1);

@@ -33,6 +33,9 @@ struct TrialOutcome {
   std::optional<double> time_to_target;
   std::optional<int64_t> steps_to_target, eval_index_to_target;  // eval index 0-based
   std::optional<double> best_validation;
+  // The intra-op threads it ran with (on the cpu clock, N threads advance the clock about N times
+  // as fast); 0: not recorded (stores from before 2026-11-28).
+  int threads = 0;
 };
 
 }  // namespace pacer

@@ -27,6 +27,7 @@ bool numbered(const std::string& name, const std::string& prefix, int& value) {
 // the clock its times were measured by (Pacer's key; the reference logs are wall clock).
 struct TrialMeta {
   std::string workload, clock = "wall";
+  int threads = 0;  // Pacer's num_threads; 0: not said
 };
 
 // `needed`: the workload must come from here, so a malformed file is an error; otherwise (the
@@ -50,6 +51,7 @@ TrialMeta read_meta(const fs::path& folder, bool needed) {
         m.clock = j["submission_clock"].get<std::string>();
         if (m.clock != "wall" && m.clock != "cpu") bad_clock = m.clock;
       }
+      if (j.contains("num_threads") && j["num_threads"].is_number_integer()) m.threads = j["num_threads"].get<int>();
       if (bad_clock.empty() && j.contains("workload.name") && j["workload.name"].is_string()) {
         m.workload = j["workload.name"].get<std::string>();
         return m;
@@ -149,6 +151,7 @@ std::vector<TrialLog> LogTreeSource::trials() const {
       }
       const TrialMeta meta = read_meta(file.parent_path(), t.workload.empty());
       t.clock = meta.clock;
+      t.threads = meta.threads;
       if (t.workload.empty()) t.workload = meta.workload;
       if (t.workload.empty()) {
         no_workload.push_back(t.source);

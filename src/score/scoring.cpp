@@ -151,6 +151,25 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
                      "); score each clock's runs separately, or re-run them with one --clock");
   }
   if (!clocks.empty()) result.clock = clocks.begin()->first;
+  // On the cpu clock, N threads advance it about N times as fast: runs with different counts are
+  // ranked, but not without a word (on the wall clock the threads are the hardware's to choose).
+  if (result.clock == "cpu") {
+    std::map<int, std::set<std::string>> by_threads;  // recorded counts only
+    for (const auto& t : trials) {
+      if (t.threads > 0) by_threads[t.threads].insert(t.submission);
+    }
+    if (by_threads.size() > 1) {
+      std::string which;
+      for (const auto& [threads, names] : by_threads) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        which += (which.empty() ? "" : "; ") + std::to_string(threads) + (threads == 1 ? " thread: " : " threads: ") + list;
+      }
+      result.warnings.push_back("these cpu-clock runs used different intra-op thread counts (" + which +
+                                "): N threads advance the cpu clock about N times as fast, so their times are not "
+                                "comparable; re-run them with one --threads");
+    }
+  }
 
   // Columns: every workload seen, plus (held-out rules) the base of every variant seen.
   std::set<std::string> names;

@@ -84,6 +84,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning,
         log.trial = static_cast<int>(trial.index);
         log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
         log.clock = clock;
+        if (trial.result) log.threads = trial.result->threads;
         std::vector<EvalRecord> evals;
         try {
           evals = store.evals(trial.id, trial.attempts);

@@ -20,6 +20,7 @@ struct TrialLog {
   // What its submission times were measured by: "wall" (AlgoPerf's; logs that do not say) or
   // "cpu" (pacer --clock cpu). Scoring never mixes the two.
   std::string clock = "wall";
+  int threads = 0;  // the intra-op threads it ran with; 0: not recorded (AlgoPerf's logs, older stores)
   size_t rows = 0;         // evals logged
   // Every column by name; empty cells and "nan" are NaN.
   std::map<std::string, std::vector<double>> columns;

@@ -86,6 +86,10 @@ CREATE TABLE evals(
 ALTER TABLE studies RENAME COLUMN trial_options TO trial_spec;
 ALTER TABLE evals ADD COLUMN preemption_count {int} NOT NULL DEFAULT 0;
 )sql",
+    // 2026-11-28: the intra-op threads a trial ran with (on the cpu clock they scale its times).
+    R"sql(
+ALTER TABLE trials ADD COLUMN threads {int};
+)sql",
 };
 
 std::string render_statement(std::string sql, const SqlDialect& dialect) {
@@ -168,7 +172,7 @@ StudyRecord read_study(const SqlRow& q) {
 const char* kTrialColumns =
     "id, study_id, trial_index, position, hparams, seed, status, attempts, lease_owner, lease_expires, "
     "heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, submission_time, eval_time, "
-    "total_duration, time_to_target, steps_to_target, eval_index_to_target, best_validation";
+    "total_duration, time_to_target, steps_to_target, eval_index_to_target, best_validation, threads";
 
 TrialRecord read_trial(const SqlRow& q) {
   TrialRecord t;
@@ -207,21 +211,23 @@ TrialRecord read_trial(const SqlRow& q) {
   o.steps_to_target = q.optional_int64(21);
   o.eval_index_to_target = q.optional_int64(22);
   o.best_validation = q.optional_real(23);
+  o.threads = static_cast<int>(q.optional_int64(24).value_or(0));
   t.result = std::move(o);
   return t;
 }
 
-// The outcome columns, outcome ... best_validation, in kTrialColumns' order.
+// The outcome columns, outcome ... threads, in kTrialColumns' order.
 std::vector<SqlValue> outcome_cells(const TrialOutcome& o) {
   return {std::string(to_string(o.status)), o.stop_reason, o.message, o.steps, o.submission_time, o.eval_time,
           o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
-          sql_value(o.eval_index_to_target), sql_value(o.best_validation)};
+          sql_value(o.eval_index_to_target), sql_value(o.best_validation),
+          o.threads > 0 ? SqlValue(int64_t{o.threads}) : SqlValue()};
 }
 
 // Those of a trial as copied: NULL until it ended, except the message of an interruption.
 std::vector<SqlValue> outcome_cells(const TrialRecord& t) {
   if (t.result) return outcome_cells(*t.result);
-  std::vector<SqlValue> cells(11);
+  std::vector<SqlValue> cells(12);
   if (!t.interruption.empty()) cells[2] = t.interruption;
   return cells;
 }
@@ -525,7 +531,7 @@ void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const 
     const int64_t changed =
         db.run("UPDATE trials SET status = ?, outcome = ?, stop_reason = ?, message = ?, steps = ?, submission_time = ?, "
                "eval_time = ?, total_duration = ?, time_to_target = ?, steps_to_target = ?, eval_index_to_target = ?, "
-               "best_validation = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
+               "best_validation = ?, threads = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
                "WHERE id = ? AND lease_owner = ? AND status = 'running'",
                row)
             .affected;
@@ -747,7 +753,7 @@ std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnaps
             "INSERT INTO trials(study_id, trial_index, position, hparams, seed, status, attempts, lease_owner, "
             "lease_expires, heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, "
             "submission_time, eval_time, total_duration, time_to_target, steps_to_target, eval_index_to_target, "
-            "best_validation) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+            "best_validation, threads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
             row);
         const int64_t trial_id = trial.rows.at(0).int64(0);
         std::map<int, int64_t> next_index;  // per attempt

@@ -18,6 +18,7 @@ TrialOutcome TrialResult::outcome() const {
   o.steps_to_target = steps_to_target;
   o.eval_index_to_target = eval_index_to_target;
   o.best_validation = best_validation;
+  o.threads = threads;
   return o;
 }
 
@@ -70,6 +71,7 @@ std::string TrialResult::to_json() const {
   j["batch_size"] = batch_size;
   j["time_budget"] = time_budget;
   j["clock"] = clock;
+  j["threads"] = threads;
   j["time_to_target"] = opt(time_to_target);
   j["steps_to_target"] = opt(steps_to_target);
   j["eval_index_to_target"] = opt(eval_index_to_target);

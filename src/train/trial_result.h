@@ -26,6 +26,7 @@ struct TrialResult {
   int64_t batch_size = 0;
   double time_budget = 0.0;
   std::string clock = "wall";  // what submission time is measured by (wall, cpu)
+  int threads = 0;             // the intra-op threads it ran with
   int64_t steps = 0;
   double accumulated_submission_time = 0.0;
   double accumulated_eval_time = 0.0;
