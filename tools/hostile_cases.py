@@ -697,6 +697,85 @@ def _(c):
         c.path("b.db")) else verdict
 
 
+# ---- the rest of issue 48's classes (the cpu clock and child processes, threads, pacer run, a board) ----
+
+SUBMISSIONS = os.path.join(REPO, "tests", "data", "python_submissions")
+
+
+@case("contained", "r4: a Python submission that forks inside a cpu-clock pacer tune")
+def _(c):
+    rc, err, failed = hostile_tune(c, "fork", "--clock", "cpu")
+    if crashed(rc, err):
+        return "crash", "rc %d" % rc
+    if failed == 2 and "may start no process" in err:
+        return "ok", "both trials failed: its fork refused, with the reason"
+    return "wrong", "%d of 2 trials failed: its child's work was not counted by the cpu clock" % failed
+
+
+@case("contained", "r4: torch.set_num_threads(2) in a submission under --threads 1")
+def _(c):
+    rc, err, failed = hostile_tune(c, "threads")
+    return ("ok", "both trials failed with the reason") if failed == 2 else (
+        "wrong", "%d of 2 trials failed: it used more threads than granted" % failed)
+
+
+@case("contained", "r4: pacer run of a Python submission that segfaults")
+def _(c):
+    env = dict(os.environ, PACER_TEST_HOSTILE="segfault")
+    rc, _, err = c.run("run", "-w", "fmnist_mlp", "-a", HOSTILE, "--set", "learning_rate=0.05", "--max-steps", "10",
+                       "--eval-every", "5", "--threads", "1", "-q", "--out", c.path("r"), env=env)
+    if rc < 0 or rc >= 128:
+        return "crash", "died by signal %d, no message" % (-rc if rc < 0 else rc - 128)
+    trial = c.path("r", "trial.json")
+    if rc == 1 and "signal 11" in err and os.path.exists(trial) and '"failed"' in read(trial):
+        return "ok", "a message, exit 1, a failed trial.json"
+    return "unclear", "rc %d: %s" % (rc, err.strip()[:160])
+
+
+@case("values", "r4: --resume --threads 2 of a 1-thread cpu-clock checkpoint")
+def _(c):
+    run = ["run", *QUICK[:-3], "-q", "--clock", "cpu", "--checkpoint-every", "20", "--out", c.path("r")]
+    rc, _, err = c.run(*run, "--threads", "1")
+    if rc != 0:
+        return "skipped", "the first run failed: " + err.strip()[:120]
+    os.remove(c.path("r", "trial.json"))  # as a kill -9 after the last checkpoint leaves it
+    rc, _, err = c.run(*run, "--threads", "2", "--resume")
+    return judge_refusal(rc, err, "threads (1 in the checkpoint, 2 now)")
+
+
+@case("values", "r4: score of cpu-clock runs with 1 and 2 threads")
+def _(c):
+    for threads in ("1", "2"):
+        rc, _, err = c.run("run", *QUICK[:-3], "-q", "--clock", "cpu", "--threads", threads, "--out", c.path("t" + threads))
+        if rc != 0:
+            return "skipped", "a run failed: " + err.strip()[:120]
+    rc, _, err = c.run("score", c.path("t1"), c.path("t2"))
+    if rc != 0:
+        return "unclear", "rc %d: %s" % (rc, err.strip()[:160])
+    return ("ok", "ranked, with a warning naming both counts") if "thread counts" in err else (
+        "wrong", "ranked together without a word")
+
+
+@case("contained", "r4: a board with a segfaulting and a hanging Python submission")
+def _(c):
+    env = dict(os.environ, ASAN_OPTIONS="handle_segv=0")
+    start = time.time()
+    rc, out, err = c.run("board", "-a", "nadamw," + os.path.join(SUBMISSIONS, "segfaults.py") + "," +
+                         os.path.join(SUBMISSIONS, "hangs.py"), "-w", "fmnist_mlp", "--rulesets", "external",
+                         "--reruns", "0", "--studies", "1", "--trials", "1", "--max-steps", "10", "--eval-every", "5",
+                         "--trial-limit", "30", "--max-hours", "0.05", "--spaces", os.path.join(REPO, "spaces"),
+                         "--store", c.path("b.db"), "--out", c.path("b"),
+                         timeout=400, env=env)
+    took = time.time() - start
+    if crashed(rc, err):
+        return "crash", "rc %d after %.0f s" % (rc, took)
+    board = c.path("b", "board.md")
+    if rc == 0 and os.path.exists(board) and "Trials done: 3 of 3" in read(board) and "signal 11" in err and \
+            "ran past its limit" in err:
+        return "ok", "complete in %.0f s, both trials failed and named" % took
+    return "wrong", "rc %d after %.0f s: %s" % (rc, took, err.strip()[-160:])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pacer")
