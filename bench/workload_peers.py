@@ -451,6 +451,8 @@ def main():
     parser.add_argument("--batch-size", type=int, default=0, help="default: the workload's (128 or 32)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pool", type=int, default=8, help="pre-generated random batches, cycled")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda[:N] (tools/gpu_check.sh); times wait for the device")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2.x)")
     parser.add_argument("--describe", action="store_true",
                         help="print params and FLOPs per step (one JSON line per workload, or --workload's), no timing")
     args = parser.parse_args()
@@ -469,11 +471,22 @@ def main():
     batch_size = args.batch_size or w["batch_size"]
     info = describe(args.workload, batch_size)
 
+    device = torch.device(args.device)
     gen = torch.Generator().manual_seed(args.seed)
-    pool = [w["batch"](batch_size, gen) for _ in range(max(1, args.pool))]
+    pool = [tuple(t.to(device) for t in w["batch"](batch_size, gen)) for _ in range(max(1, args.pool))]
     torch.manual_seed(args.seed)
-    model = w["model"]()
+    model = w["model"]().to(device)
     model.train()
+    forward = model
+    if args.compile:
+        if not hasattr(torch, "compile"):
+            raise SystemExit(f"--compile needs PyTorch 2 (this is {torch.__version__})")
+        forward = torch.compile(model)
+
+    def synchronize():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
     loss_fn = w["loss"]
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR, betas=(BETA1, BETA2), eps=EPS,
                                   weight_decay=WEIGHT_DECAY, foreach=True)
@@ -484,19 +497,22 @@ def main():
         nonlocal loss
         x, y = pool[step % len(pool)]
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), y)
+        loss = loss_fn(forward(x), y)
         loss.backward()
         optimizer.step()
         scheduler.step()
 
     for step in range(args.warmup):
         train_step(step)
+    synchronize()
     start, cpu_start = time.perf_counter(), time.process_time()
     for step in range(args.warmup, args.warmup + args.steps):
         train_step(step)
+    synchronize()
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     print(json.dumps({
-        "workload": args.workload, "impl": "pytorch_python", "torch": torch.__version__,
+        "workload": args.workload, "impl": "pytorch_python" + ("_compiled" if args.compile else ""),
+        "torch": torch.__version__, "device": str(device),
         "optimizer": "AdamW(foreach=True)", "seconds_per_step": round(seconds / args.steps, 9),
         "steps": args.steps, "warmup_steps": args.warmup, "threads": torch.get_num_threads(),
         "batch_size": batch_size, "flops_per_step": info["flops_per_step"], "forward_flops": info["forward_flops"],

@@ -39,8 +39,10 @@ Commands add_commands(CLI::App& app, int argc, char** argv) {
   add("analyze", "The playbook's checks on a tuning study: boundaries, trials, curves", cli::add_analyze_command);
   add("check", "Check that an algorithm's state() holds what its updates depend on (a resume matches)",
       cli::add_check_command);
+#ifdef PACER_WITH_SERVE  // off in a device build (PACER_WITH_SERVE=OFF: no cpp-httplib there)
   add("serve", "Watch a study store live in the browser: studies, leaderboard, trials, curves (read-only)",
       cli::add_serve_command);
+#endif
   // Hidden (no group): the process in which a worker runs an untrusted algorithm's trial.
   add("contained-trial", "A tuning worker's contained trial (internal)", cli::add_contained_trial_command);
   commands.back().first->group("");

@@ -1,5 +1,6 @@
 #include "runtime/torch_runtime.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #if defined(PACER_WITH_CUDA)
@@ -55,6 +56,13 @@ void synchronize(const c10::Device& device) {
 }
 
 int64_t synchronizations() { return synchronization_count.load(std::memory_order_relaxed); }
+
+bool use_deterministic_kernels(const c10::Device& device) {
+  if (!device.is_cuda()) return false;
+  ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  return true;
+}
 
 int available_cpus() {
   cpu_set_t set;

@@ -23,6 +23,11 @@ void synchronize(const c10::Device& device);
 // How many times synchronize() was called in this process, on any device: a test hook (every clock
 // read of a trial follows one, train/synchronized_clock.h).
 int64_t synchronizations();
+// On a GPU, the same run twice gives the same numbers only with deterministic kernels: turns on
+// LibTorch's deterministic algorithms (an op without one fails, naming itself) and, unless set,
+// CUBLAS_WORKSPACE_CONFIG=:4096:8, which cuBLAS reads when it starts. Nothing on a CPU, whose
+// kernels are deterministic already (CPU numerics stay as they are). Returns whether it did.
+bool use_deterministic_kernels(const c10::Device& device);
 // Intra-op CPU threads (LibTorch's pools and OpenBLAS's), always set explicitly: left to
 // LibTorch's lazy default, the evals of fmnist_cnn ran 1.4x slower on this machine with the same
 // thread count reported. threads <= 0: OMP_NUM_THREADS when set, else the CPUs this process may

@@ -216,6 +216,8 @@ StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactor
                      std::to_string(options.steps - 1) + "), got " + std::to_string(options.restore_at));
   }
   if (options.work_dir.empty()) throw InputError("state check: a work folder is required");
+  // Runs A, B and C are compared exactly: on a GPU only deterministic kernels allow it.
+  use_deterministic_kernels(resolve_device(options.spec.device));
 
   StateCheckReport report;
   report.steps = options.steps;
