@@ -243,8 +243,8 @@ TEST_F(PythonSubmissionTest, ABoardWithASegfaultingAndAHangingSubmissionComplete
   const auto start = std::chrono::steady_clock::now();
   auto r = pacer("board -a nadamw,'" + data("segfaults.py") + "','" + data("hangs.py") + "' -w fmnist_mlp "
                  "--rulesets external --reruns 0 --studies 1 --trials 1 --max-steps 10 --eval-every 5 "
-                 "--trial-limit 45 --max-hours 0.1 --workers 2 --store '" + dir_ + "/board.db' --out '" + dir_ +
-                 "/board'");
+                 "--trial-limit 45 --max-hours 0.1 --workers 2 --spaces '" + std::string(PACER_SOURCE_DIR) +
+                 "/spaces' --store '" + dir_ + "/board.db' --out '" + dir_ + "/board'");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_LT(seconds, 360.0);  // --max-hours 0.1
