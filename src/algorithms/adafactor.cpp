@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "algorithms/device_scalars.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -24,8 +25,13 @@ void AdafactorRule::step(const std::vector<at::Tensor>& params, const std::vecto
     const double eps1 = options_.eps1 > 0.0 ? options_.eps1
                         : p.scalar_type() == at::kDouble ? std::numeric_limits<double>::epsilon()
                                                           : std::numeric_limits<float>::epsilon();
-    const double rms = p.norm().item<double>() / std::sqrt(static_cast<double>(p.numel()));
-    const double alpha = std::max(options_.eps2, rms) * relative_step;
+    // On a GPU the two scales stay 0-dim tensors (algorithms/device_scalars.h); here, doubles.
+    const bool on_device = scalars_stay_on_device(p);
+    const double root_numel = std::sqrt(static_cast<double>(p.numel()));
+    const at::Tensor alpha_on_device =
+        on_device ? (p.norm() / root_numel).clamp_min_(options_.eps2).mul_(relative_step) : at::Tensor();
+    const double alpha =
+        on_device ? 0.0 : std::max(options_.eps2, p.norm().item<double>() / root_numel) * relative_step;
     if (options_.weight_decay != 0.0) p.mul_(1.0 - lr * options_.weight_decay);
     at::Tensor estimate;
     if (p.dim() > 1) {
@@ -49,6 +55,11 @@ void AdafactorRule::step(const std::vector<at::Tensor>& params, const std::vecto
       estimate = variance_[i].clone();
     }
     at::Tensor update = estimate.clamp_min_(eps1 * eps1).rsqrt_().mul_(g);
+    if (on_device) {
+      const at::Tensor denominator = (update.norm() / root_numel).div_(options_.clip_threshold).clamp_min_(1.0);
+      p.addcmul_(update, alpha_on_device / denominator, -1.0);
+      continue;
+    }
     const double update_rms = update.norm().item<double>() / std::sqrt(static_cast<double>(update.numel()));
     const double denominator = std::max(1.0, update_rms / options_.clip_threshold);
     p.add_(update, -alpha / denominator);

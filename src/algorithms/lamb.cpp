@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "algorithms/device_scalars.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -21,6 +22,14 @@ void LambRule::step(const std::vector<at::Tensor>& params, const std::vector<at:
     exp_avg_sq_[i].mul_(options_.beta2).addcmul_(g, g, 1.0 - options_.beta2);
     at::Tensor direction = exp_avg_[i] / (exp_avg_sq_[i].sqrt() + options_.eps);
     if (options_.weight_decay != 0.0) direction.add_(p, options_.weight_decay);
+    if (scalars_stay_on_device(p)) {  // the same trust ratio as a 0-dim tensor: no host sync
+      const at::Tensor weight_norm = p.norm().clamp_max_(10.0);
+      const at::Tensor direction_norm = direction.norm();
+      const at::Tensor trust =
+          at::where((weight_norm == 0) | (direction_norm == 0), at::ones_like(weight_norm), weight_norm / direction_norm);
+      p.addcmul_(direction, trust, -lr);
+      continue;
+    }
     // One host sync per tensor for the two norms: the trust ratio is a per-tensor scalar.
     const double weight_norm = std::min(p.norm().item<double>(), 10.0);
     const double direction_norm = direction.norm().item<double>();

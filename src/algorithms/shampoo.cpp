@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "algorithms/symmetric_eigh.h"
+#include "algorithms/device_scalars.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -34,8 +35,13 @@ at::Tensor precondition(at::Tensor x, const std::vector<at::Tensor>& mats) {
 at::Tensor inverse_root(const at::Tensor& factor, double bias_correction, double root, double eps) {
   at::Tensor a = factor / bias_correction + eps * at::eye(factor.size(0), factor.options());
   auto [eigenvalues, eigenvectors] = symmetric_eigh(a);
-  const double min_eigenvalue = eigenvalues.min().item<double>();
-  if (min_eigenvalue < eps) eigenvalues = (eigenvalues - min_eigenvalue) + eps;
+  if (scalars_stay_on_device(eigenvalues)) {  // the same shift, chosen on the device
+    const at::Tensor min_eigenvalue = eigenvalues.min();
+    eigenvalues = at::where(min_eigenvalue < eps, (eigenvalues - min_eigenvalue) + eps, eigenvalues);
+  } else {
+    const double min_eigenvalue = eigenvalues.min().item<double>();
+    if (min_eigenvalue < eps) eigenvalues = (eigenvalues - min_eigenvalue) + eps;
+  }
   return at::matmul(eigenvectors * eigenvalues.pow(-1.0 / root).unsqueeze(0), eigenvectors.t());
 }
 
@@ -144,9 +150,14 @@ void ShampooRule::step(const std::vector<at::Tensor>& params, const std::vector<
         direction = graft.clone();
       } else {
         direction = precondition(filtered, block.inverse_roots);
-        // Grafting: the preconditioned direction with the grafted method's norm (two host syncs per block).
-        const double scale = graft.norm().item<double>() / (direction.norm().item<double>() + 1e-16);
-        direction.mul_(scale);
+        // Grafting: the preconditioned direction with the grafted method's norm (on a CPU two
+        // host syncs per block; on a GPU a 0-dim tensor: algorithms/device_scalars.h).
+        if (scalars_stay_on_device(direction)) {
+          direction.mul_(graft.norm() / (direction.norm() + 1e-16));
+        } else {
+          const double scale = graft.norm().item<double>() / (direction.norm().item<double>() + 1e-16);
+          direction.mul_(scale);
+        }
       }
       if (o.weight_decay != 0.0) direction.add_(w, o.weight_decay);
       if (o.momentum != 0.0) {

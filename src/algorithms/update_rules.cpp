@@ -1,5 +1,7 @@
 #include "algorithms/update_rules.h"
 
+#include "algorithms/device_scalars.h"
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -75,7 +77,9 @@ double clip_grad_norm(at::Tensor& grads, double max_norm) {
 
 at::Tensor clip_grad_norm_if(at::Tensor& grads, double max_norm) {
   at::Tensor norm = grads.norm();
-  if (max_norm > 0.0) {
+  if (max_norm > 0.0 && scalars_stay_on_device(grads)) {  // the same factor, chosen on the device
+    grads.mul_(at::where(at::isfinite(norm) & (norm > max_norm), max_norm / norm, at::ones_like(norm)));
+  } else if (max_norm > 0.0) {
     const double n = norm.item<double>();
     if (std::isfinite(n) && n > max_norm && n > 0.0) grads.mul_(max_norm / n);
   }
