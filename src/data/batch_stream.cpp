@@ -75,8 +75,12 @@ std::vector<int64_t> BatchStream::shard_indices(int64_t index) const {
 
 Batch BatchStream::gather(int64_t index) const {
   std::vector<int64_t> indices = shard_indices(index);
-  at::Tensor idx = at::from_blob(indices.data(), {static_cast<int64_t>(indices.size())}, at::kLong)
-                       .to(dataset_.inputs.device());
+  const at::Tensor on_host = at::from_blob(indices.data(), {static_cast<int64_t>(indices.size())}, at::kLong);
+  // To a GPU from pinned memory, asynchronously: a copy from pageable memory would make this
+  // prefetch thread wait for all the work the training thread has queued on the device.
+  const bool gpu = dataset_.inputs.device().is_cuda();
+  at::Tensor idx = gpu ? on_host.pin_memory().to(dataset_.inputs.device(), /*non_blocking=*/true)
+                       : on_host.to(dataset_.inputs.device());
   Batch batch;
   batch.inputs = dataset_.inputs.index_select(0, idx);
   batch.targets = dataset_.targets.index_select(0, idx);
