@@ -17,6 +17,7 @@ packages=(
   python3-dev pybind11-dev  # the Python bridge: AlgoPerf submissions in Python (docs/python_submissions.md)
   python3-absl  # AlgoPerf's own submissions import absl.logging
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)
+  abigail-tools  # the SDK's ABI check (CTest SdkAbi: abidw)
 )
 
 # `make fuzz` and `make sanitize` also need clang (and libFuzzer's runtime): ./scripts/setup.sh --fuzz

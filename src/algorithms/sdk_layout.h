@@ -5,7 +5,7 @@
 // else in the library and refuses a difference, naming both. It catches what a forgotten SDK ABI
 // bump or other layout-changing compile flags (-fpack-struct, -malign-double on 32-bit targets)
 // would let through as a crash. A change that keeps every size and alignment (fields reordered, a
-// virtual function added to TrainingAlgorithm) still needs kSdkAbiVersion raised.
+// virtual function added to TrainingAlgorithm) is what the test suite's ABI check (SdkAbi) finds.
 //
 //   static_assert(pacer::kSdkLayoutFingerprint != 0, "computed at compile time");
 #include <cstdint>
@@ -48,10 +48,14 @@ constexpr uint64_t layout_of() {
 }  // namespace sdk_layout_detail
 
 // Every type of the SDK's headers that crosses the boundary (by value, by reference or as a base).
-constexpr uint64_t kSdkLayoutFingerprint = sdk_layout_detail::layout_of<
-    PluginManifest, PluginAlgorithm, TrainingAlgorithm, UpdateResult, RunnerState, StepContext, GradientComputer,
-    LossSettings, Batch, Hyperparameters, HyperparameterSpec, Metrics, EvalRecord, WorkloadSpec, WorkloadContext,
-    LossOutput, Workload, Network, ParamSlice, FlatParameters, LearningRateSchedule, SgdOptions, SgdState,
-    AdamOptions, AdamState, TensorInfo, TensorRule, TensorwiseRecipe, BaselineAlgorithm, TensorwiseAlgorithm>();
+// One list for the two checks: the fingerprint below (sizes and alignments, at a plugin's load)
+// and the ABI check of the test suite (fields, their offsets and types, virtual functions and
+// their vtable slots: tests/abi/sdk_surface.cpp, tools/check_sdk_abi.py).
+#define PACER_SDK_BOUNDARY_TYPES                                                                                  \
+  PluginManifest, PluginAlgorithm, TrainingAlgorithm, UpdateResult, RunnerState, StepContext, GradientComputer,   \
+      LossSettings, Batch, Hyperparameters, HyperparameterSpec, Metrics, EvalRecord, WorkloadSpec, WorkloadContext, \
+      LossOutput, Workload, Network, ParamSlice, FlatParameters, LearningRateSchedule, SgdOptions, SgdState,       \
+      AdamOptions, AdamState, TensorInfo, TensorRule, TensorwiseRecipe, BaselineAlgorithm, TensorwiseAlgorithm
+constexpr uint64_t kSdkLayoutFingerprint = sdk_layout_detail::layout_of<PACER_SDK_BOUNDARY_TYPES>();
 
 }  // namespace pacer
