@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -82,6 +83,25 @@ void add_paces(ScoreResult& result, std::map<std::string, size_t>& column, const
   }
 }
 
+// On the cpu clock, N threads advance it about N times as fast: runs with different counts are
+// ranked, but not without a word (on the wall clock the threads are the hardware's to choose).
+std::optional<std::string> mixed_thread_counts(const std::vector<TrialLog>& trials) {
+  std::map<int, std::set<std::string>> by_threads;  // recorded counts only
+  for (const auto& t : trials) {
+    if (t.threads > 0) by_threads[t.threads].insert(t.submission);
+  }
+  if (by_threads.size() < 2) return std::nullopt;
+  std::string which;
+  for (const auto& [threads, names] : by_threads) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    which += (which.empty() ? "" : "; ") + std::to_string(threads) + (threads == 1 ? " thread: " : " threads: ") + list;
+  }
+  return "these cpu-clock runs used different intra-op thread counts (" + which +
+         "): N threads advance the cpu clock about N times as fast, so their times are not comparable; re-run them "
+         "with one --threads";
+}
+
 }  // namespace
 
 int SubmissionScore::reached() const {
@@ -151,24 +171,8 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
                      "); score each clock's runs separately, or re-run them with one --clock");
   }
   if (!clocks.empty()) result.clock = clocks.begin()->first;
-  // On the cpu clock, N threads advance it about N times as fast: runs with different counts are
-  // ranked, but not without a word (on the wall clock the threads are the hardware's to choose).
   if (result.clock == "cpu") {
-    std::map<int, std::set<std::string>> by_threads;  // recorded counts only
-    for (const auto& t : trials) {
-      if (t.threads > 0) by_threads[t.threads].insert(t.submission);
-    }
-    if (by_threads.size() > 1) {
-      std::string which;
-      for (const auto& [threads, names] : by_threads) {
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        which += (which.empty() ? "" : "; ") + std::to_string(threads) + (threads == 1 ? " thread: " : " threads: ") + list;
-      }
-      result.warnings.push_back("these cpu-clock runs used different intra-op thread counts (" + which +
-                                "): N threads advance the cpu clock about N times as fast, so their times are not "
-                                "comparable; re-run them with one --threads");
-    }
+    if (auto warning = mixed_thread_counts(trials)) result.warnings.push_back(*warning);
   }
 
   // Columns: every workload seen, plus (held-out rules) the base of every variant seen.
