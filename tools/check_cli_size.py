@@ -40,7 +40,6 @@ LONGER_SRC_FUNCTIONS = {
     "src/report/svg_chart.cpp:LineChart::render": 236,
     "src/scale/scaling_page.cpp:scaling_plot_svg": 86,
     "src/score/performance_profile.cpp:compute_performance_profiles": 108,
-    "src/score/scoring.cpp:score_trials": 213,
     "src/score/store_source.cpp:StoreSource::StoreSource": 90,
     "src/serve/dashboard_assets.cpp:dashboard_js": 304,
     "src/serve/dashboard_server.cpp:serve_dashboard": 82,

@@ -114,25 +114,13 @@ ScoreResult score_submissions(const ResultSource& source, const ScoreOptions& op
   return score_trials(source.trials(), source.submissions(), options);
 }
 
-ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vector<std::string>& submissions,
-                         const ScoreOptions& options) {
-  ScoreResult result;
-  result.rules = rules_preset(options.rules);
-  result.time_axis = options.time_axis;
-  result.self_tuning = options.self_tuning;
-  result.reference = options.reference;
-  if (!options.reference.empty() &&
-      std::find(submissions.begin(), submissions.end(), options.reference) == submissions.end()) {
-    throw InputError("--reference '" + options.reference + "' is not one of the submissions");
-  }
-  TargetTable table = TargetTable::builtin(result.rules);
-  if (!options.targets_file.empty()) table.override_from_file(options.targets_file);
+namespace {
 
-  for (const auto& w : table.warnings()) result.warnings.push_back(w);
-
-  // Logs of workloads these rules do not score are skipped, as the reference scorer skips them
-  // (in the published v0.5 tree: variants not drawn as held-out workloads), and so are logs of an
-  // unknown workload whose name extends a known base workload's ("ogbg_newvariant").
+// Logs of workloads these rules do not score are skipped, as the reference scorer skips them
+// (in the published v0.5 tree: variants not drawn as held-out workloads), and so are logs of an
+// unknown workload whose name extends a known base workload's ("ogbg_newvariant").
+std::vector<TrialLog> keep_scored_workloads(const std::vector<TrialLog>& all_trials, const TargetTable& table,
+                                            ScoreResult& result) {
   std::map<std::string, std::pair<size_t, std::string>> skipped;
   std::vector<TrialLog> trials = all_trials;
   trials.erase(std::remove_if(trials.begin(), trials.end(),
@@ -159,9 +147,12 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
     result.warnings.push_back(std::to_string(entry.first) + " trial logs of '" + name + "' skipped: " + entry.second +
                               " (the reference scorer skips them too)");
   }
+  return trials;
+}
 
-  // One clock for every trial: a second of CPU time and a second of wall time are not the same
-  // measure (with several threads, or under load, they differ by factors).
+// One clock for every trial: a second of CPU time and a second of wall time are not the same
+// measure (with several threads, or under load, they differ by factors).
+void require_one_clock(const std::vector<TrialLog>& trials, ScoreResult& result) {
   std::map<std::string, const TrialLog*> clocks;
   for (const auto& t : trials) clocks.emplace(t.clock, &t);
   if (clocks.size() > 1) {
@@ -174,8 +165,12 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
   if (result.clock == "cpu") {
     if (auto warning = mixed_thread_counts(trials)) result.warnings.push_back(*warning);
   }
+}
 
-  // Columns: every workload seen, plus (held-out rules) the base of every variant seen.
+// Columns: every workload seen, plus (held-out rules) the base of every variant seen; their
+// targets into result.workloads. Returns each workload's column.
+std::map<std::string, size_t> lay_out_columns(const std::vector<TrialLog>& trials, const TargetTable& table,
+                                              const ScoreOptions& options, ScoreResult& result) {
   std::set<std::string> names;
   for (const auto& t : trials) names.insert(t.workload);
   for (const auto& name : std::set<std::string>(names)) {
@@ -191,24 +186,13 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
     column[name] = result.workloads.size();
     result.workloads.push_back(target);
   }
+  return column;
+}
 
-  // Group trials: submission -> workload -> study -> trials.
-  std::map<std::string, std::map<std::string, std::map<int, std::vector<const TrialLog*>>>> groups;
-  for (const auto& t : trials) {
-    if (std::find(submissions.begin(), submissions.end(), t.submission) == submissions.end()) {
-      throw Error("trial from an unlisted submission '" + t.submission + "'");
-    }
-    groups[t.submission][t.workload][t.study].push_back(&t);
-  }
-
-  ProfileInput input;
-  input.submissions = submissions;
-  for (const auto& w : result.workloads) {
-    input.workloads.push_back(w.workload);
-    if (!w.base_workload.empty()) input.base_of[w.workload] = w.base_workload;
-  }
-  input.held_out_variants = result.rules.held_out_variants;
-  std::vector<double> max_step(result.workloads.size(), 0.0);
+// Per column, the most steps any trial logged (the pace's and the speedup's budget in steps).
+std::vector<double> most_steps(const std::vector<TrialLog>& trials, std::map<std::string, size_t>& column,
+                               size_t columns) {
+  std::vector<double> max_step(columns, 0.0);
   for (const auto& t : trials) {
     if (const auto* steps = t.column("global_step")) {
       for (double s : *steps) {
@@ -216,69 +200,60 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
       }
     }
   }
-  // The pace's budget per column: seconds, or in steps the most steps any trial logged.
-  for (size_t c = 0; c < result.workloads.size(); ++c) {
-    result.pace_budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
-  }
+  return max_step;
+}
 
-  for (const auto& name : submissions) {
-    SubmissionScore sub;
-    sub.name = name;
-    std::vector<std::optional<double>> row(result.workloads.size());
-    for (const auto& target : result.workloads) {
-      WorkloadScore ws;
-      ws.workload = target.workload;
-      auto wit = groups[name].find(target.workload);
-      if (wit != groups[name].end()) {
-        std::vector<const TrialLog*> all;
-        std::vector<TrialTime> all_times;
-        const double width = pace_width(target);
-        for (const auto& [study, study_trials] : wit->second) {
-          std::vector<TrialTime> times;
-          double study_cost = kInf;
-          for (const TrialLog* t : study_trials) {
-            TrialTime tt;
-            try {
-              tt = trial_time_to_target(*t, target, options.time_axis, scoring_budget(result.rules, target));
-            } catch (const InputError& e) {
-              if (!options.lenient) throw;
-              tt = TrialTime{};  // explicit: not reached
-              result.warnings.push_back(std::string(e.what()) + " (--lenient: counted as not reaching the target)");
-            }
-            times.push_back(tt);
-            study_cost = std::min(study_cost, trial_pace_cost(*t, target, options.time_axis,
-                                                              result.pace_budgets[column[target.workload]], width));
-          }
-          ws.studies.push_back(study);
-          ws.study_times.push_back(study_time_to_target(study_trials, times).time.time);
-          ws.study_pace_costs.push_back(study_cost);
-          ws.trials += static_cast<int>(study_trials.size());
-          all.insert(all.end(), study_trials.begin(), study_trials.end());
-          all_times.insert(all_times.end(), times.begin(), times.end());
-        }
-        ws.time = median_time(ws.study_times);
-        ws.pace_cost = median_time(ws.study_pace_costs);
-        const TrialLog* plotted = pick_curve_trial(all, all_times, target);
-        if (plotted) ws.curve_source = plotted->source;
-        ws.curve = curve_of(plotted, target, options.time_axis);
-        if (static_cast<int>(ws.studies.size()) != result.rules.num_studies) {
-          result.warnings.push_back(name + "/" + target.workload + ": " + std::to_string(ws.studies.size()) +
-                                    " stud" + (ws.studies.size() == 1 ? "y" : "ies") + ", rules " +
-                                    result.rules.name + " expect " + std::to_string(result.rules.num_studies) +
-                                    " (median over those found)");
-        }
+using StudyTrials = std::map<int, std::vector<const TrialLog*>>;  // study -> its trials
+
+// One submission's score on one workload: each study's time to target and pace cost, their
+// medians, the curve to plot, and a warning when the rules expect another number of studies.
+WorkloadScore score_workload(const std::string& name, const ScoringTarget& target, const StudyTrials& studies,
+                             const ScoreOptions& options, double pace_budget, ScoreResult& result) {
+  WorkloadScore ws;
+  ws.workload = target.workload;
+  std::vector<const TrialLog*> all;
+  std::vector<TrialTime> all_times;
+  const double width = pace_width(target);
+  for (const auto& [study, study_trials] : studies) {
+    std::vector<TrialTime> times;
+    double study_cost = kInf;
+    for (const TrialLog* t : study_trials) {
+      TrialTime tt;
+      try {
+        tt = trial_time_to_target(*t, target, options.time_axis, scoring_budget(result.rules, target));
+      } catch (const InputError& e) {
+        if (!options.lenient) throw;
+        tt = TrialTime{};  // explicit: not reached
+        result.warnings.push_back(std::string(e.what()) + " (--lenient: counted as not reaching the target)");
       }
-      row[column[target.workload]] = ws.time;
-      sub.workloads.push_back(ws);
+      times.push_back(tt);
+      study_cost = std::min(study_cost, trial_pace_cost(*t, target, options.time_axis, pace_budget, width));
     }
-    input.times.push_back(row);
-    result.submissions.push_back(sub);
+    ws.studies.push_back(study);
+    ws.study_times.push_back(study_time_to_target(study_trials, times).time.time);
+    ws.study_pace_costs.push_back(study_cost);
+    ws.trials += static_cast<int>(study_trials.size());
+    all.insert(all.end(), study_trials.begin(), study_trials.end());
+    all_times.insert(all_times.end(), times.begin(), times.end());
   }
+  ws.time = median_time(ws.study_times);
+  ws.pace_cost = median_time(ws.study_pace_costs);
+  const TrialLog* plotted = pick_curve_trial(all, all_times, target);
+  if (plotted) ws.curve_source = plotted->source;
+  ws.curve = curve_of(plotted, target, options.time_axis);
+  if (static_cast<int>(ws.studies.size()) != result.rules.num_studies) {
+    result.warnings.push_back(name + "/" + target.workload + ": " + std::to_string(ws.studies.size()) + " stud" +
+                              (ws.studies.size() == 1 ? "y" : "ies") + ", rules " + result.rules.name + " expect " +
+                              std::to_string(result.rules.num_studies) + " (median over those found)");
+  }
+  return ws;
+}
 
-  const ProfileResult profile = compute_performance_profiles(input);
+// The performance profiles' verdicts into each submission's score and workload cells.
+void apply_profile(const ProfileResult& profile, ScoreResult& result) {
   result.base_workloads = profile.base_workloads;
   result.tau = profile.tau;
-  for (size_t s = 0; s < submissions.size(); ++s) {
+  for (size_t s = 0; s < result.submissions.size(); ++s) {
     SubmissionScore& sub = result.submissions[s];
     sub.score = profile.score[s];
     sub.rho = profile.rho[s];
@@ -295,36 +270,106 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
       }
     }
   }
+}
 
-  // Geometric-mean speedup over the scored workloads, raw times (before the cut-offs).
-  if (!options.reference.empty()) {
-    const size_t ref = std::find(submissions.begin(), submissions.end(), options.reference) - submissions.begin();
-    std::vector<double> budgets, ref_times;
-    std::vector<size_t> cols;
-    for (const auto& base : result.base_workloads) {
-      const size_t c = column[base];
-      // A workload with no known budget (a reference targets file's new entry) cannot cap "never".
-      if (options.time_axis != TimeAxis::steps && !(result.workloads[c].budget_sec > 0)) continue;
-      cols.push_back(c);
-      // In steps, the "budget" is the most steps any trial of the workload logged.
-      budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
-      const auto& t = result.submissions[ref].workloads[c].time;
-      ref_times.push_back(t ? *t : kInf);
-    }
-    for (auto& sub : result.submissions) {
-      std::vector<double> times;
-      for (size_t c : cols) times.push_back(sub.workloads[c].time ? *sub.workloads[c].time : kInf);
-      sub.speedup = geometric_mean_speedup(ref_times, times, budgets);
-    }
+// Geometric-mean speedup over the scored workloads, raw times (before the cut-offs).
+void add_speedups(const std::vector<std::string>& submissions, const ScoreOptions& options,
+                  std::map<std::string, size_t>& column, const std::vector<double>& max_step, ScoreResult& result) {
+  const size_t ref = std::find(submissions.begin(), submissions.end(), options.reference) - submissions.begin();
+  std::vector<double> budgets, ref_times;
+  std::vector<size_t> cols;
+  for (const auto& base : result.base_workloads) {
+    const size_t c = column[base];
+    // A workload with no known budget (a reference targets file's new entry) cannot cap "never".
+    if (options.time_axis != TimeAxis::steps && !(result.workloads[c].budget_sec > 0)) continue;
+    cols.push_back(c);
+    // In steps, the "budget" is the most steps any trial of the workload logged.
+    budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
+    const auto& t = result.submissions[ref].workloads[c].time;
+    ref_times.push_back(t ? *t : kInf);
   }
+  for (auto& sub : result.submissions) {
+    std::vector<double> times;
+    for (size_t c : cols) times.push_back(sub.workloads[c].time ? *sub.workloads[c].time : kInf);
+    sub.speedup = geometric_mean_speedup(ref_times, times, budgets);
+  }
+}
 
-  add_paces(result, column, options.reference);
+// Best score first; equal scores share a rank.
+void rank_by_score(ScoreResult& result) {
   std::stable_sort(result.submissions.begin(), result.submissions.end(),
                    [](const SubmissionScore& a, const SubmissionScore& b) { return a.score > b.score; });
   for (size_t i = 0; i < result.submissions.size(); ++i) {
     const bool tie = i > 0 && result.submissions[i].score == result.submissions[i - 1].score;
     result.submissions[i].rank = tie ? result.submissions[i - 1].rank : static_cast<int>(i) + 1;
   }
+}
+
+}  // namespace
+
+ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vector<std::string>& submissions,
+                         const ScoreOptions& options) {
+  ScoreResult result;
+  result.rules = rules_preset(options.rules);
+  result.time_axis = options.time_axis;
+  result.self_tuning = options.self_tuning;
+  result.reference = options.reference;
+  if (!options.reference.empty() &&
+      std::find(submissions.begin(), submissions.end(), options.reference) == submissions.end()) {
+    throw InputError("--reference '" + options.reference + "' is not one of the submissions");
+  }
+  TargetTable table = TargetTable::builtin(result.rules);
+  if (!options.targets_file.empty()) table.override_from_file(options.targets_file);
+  for (const auto& w : table.warnings()) result.warnings.push_back(w);
+
+  const std::vector<TrialLog> trials = keep_scored_workloads(all_trials, table, result);
+  require_one_clock(trials, result);
+  std::map<std::string, size_t> column = lay_out_columns(trials, table, options, result);
+
+  // Group trials: submission -> workload -> study -> trials.
+  std::map<std::string, std::map<std::string, StudyTrials>> groups;
+  for (const auto& t : trials) {
+    if (std::find(submissions.begin(), submissions.end(), t.submission) == submissions.end()) {
+      throw Error("trial from an unlisted submission '" + t.submission + "'");
+    }
+    groups[t.submission][t.workload][t.study].push_back(&t);
+  }
+
+  ProfileInput input;
+  input.submissions = submissions;
+  for (const auto& w : result.workloads) {
+    input.workloads.push_back(w.workload);
+    if (!w.base_workload.empty()) input.base_of[w.workload] = w.base_workload;
+  }
+  input.held_out_variants = result.rules.held_out_variants;
+  const std::vector<double> max_step = most_steps(trials, column, result.workloads.size());
+  // The pace's budget per column: seconds, or in steps the most steps any trial logged.
+  for (size_t c = 0; c < result.workloads.size(); ++c) {
+    result.pace_budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
+  }
+
+  for (const auto& name : submissions) {
+    SubmissionScore sub;
+    sub.name = name;
+    std::vector<std::optional<double>> row(result.workloads.size());
+    for (const auto& target : result.workloads) {
+      auto wit = groups[name].find(target.workload);
+      WorkloadScore ws;
+      ws.workload = target.workload;
+      if (wit != groups[name].end()) {
+        ws = score_workload(name, target, wit->second, options, result.pace_budgets[column[target.workload]], result);
+      }
+      row[column[target.workload]] = ws.time;
+      sub.workloads.push_back(ws);
+    }
+    input.times.push_back(row);
+    result.submissions.push_back(sub);
+  }
+
+  apply_profile(compute_performance_profiles(input), result);
+  if (!options.reference.empty()) add_speedups(submissions, options, column, max_step, result);
+  add_paces(result, column, options.reference);
+  rank_by_score(result);
   return result;
 }
 
