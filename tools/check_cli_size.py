@@ -37,7 +37,6 @@ LONGER_SRC_FUNCTIONS = {
     "src/probe/stability_probe.cpp:run_stability_probe": 114,
     "src/probe/throughput_verdict.cpp:throughput_verdict": 85,
     "src/report/html_report.cpp:render_report_html": 99,
-    "src/report/svg_chart.cpp:LineChart::render": 236,
     "src/scale/scaling_page.cpp:scaling_plot_svg": 86,
     "src/score/performance_profile.cpp:compute_performance_profiles": 108,
     "src/score/store_source.cpp:StoreSource::StoreSource": 90,
