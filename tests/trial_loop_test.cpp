@@ -27,6 +27,7 @@
 #include "train/stop_rule.h"
 #include "train/trial_runner.h"
 #include "train/trial_spec.h"
+#include "tune/racing.h"
 #include "tune/study_summary.h"
 #include "workloads/registry.h"
 

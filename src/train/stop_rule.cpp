@@ -53,54 +53,6 @@ std::shared_ptr<const StopRule> stop_at_goal(TrainingGoal goal) {
   });
 }
 
-std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
-                                                   std::shared_ptr<const std::atomic<int64_t>> best_eval_index) {
-  const std::string key = "validation/" + workload.target_metric;
-  return rule(StopReason::race_study_best, [workload = std::move(workload), best_eval_index, key](const TrialProgress& p) {
-    const int64_t bound = best_eval_index->load();
-    const auto& evals = p.state.evals;
-    if (bound < 0 || static_cast<int64_t>(evals.size()) <= bound) return false;
-    for (int64_t i = 0; i <= bound; ++i) {
-      const EvalRecord& e = evals[static_cast<size_t>(i)];
-      // As compute_targets: an eval past the budget does not count.
-      if (p.state.time_budget > 0 && e.accumulated_submission_time > p.state.time_budget) break;
-      auto v = e.metrics.find(key);
-      if (v != e.metrics.end() && std::isfinite(v->second) &&
-          workload.reached(v->second, workload.validation_target, /*strict=*/false)) {
-        return false;  // reached at or before the best index: it may still be (or tie) the best
-      }
-    }
-    return true;
-  });
-}
-
-std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, double eval_period_sec,
-                                                     std::shared_ptr<const FastestBound> fastest) {
-  const std::string key = "validation/" + workload.target_metric;
-  constexpr double kRMax = 4.0;
-  // The bookkeeping between an eval's end and the next step (microseconds) is not submission
-  // time; a thousandth of the period covers it.
-  const double min_gap = eval_period_sec * (1.0 - 1e-3);
-  return rule(StopReason::race_4x_fastest, [workload = std::move(workload), min_gap, fastest, key](const TrialProgress& p) {
-    if (min_gap <= 0) return false;
-    const double f_sec = fastest->seconds.load(), f_steps = fastest->steps.load();
-    if (!std::isfinite(f_sec) || !std::isfinite(f_steps)) return false;
-    const auto& s = p.state;
-    if (s.accumulated_submission_time <= kRMax * f_sec || static_cast<double>(s.step) <= kRMax * f_steps) return false;
-    const auto next_index = static_cast<double>(s.evals.size());
-    if (next_index * min_gap <= kRMax * f_sec) return false;
-    for (const EvalRecord& e : s.evals) {
-      if (s.time_budget > 0 && e.accumulated_submission_time > s.time_budget) break;
-      auto v = e.metrics.find(key);
-      if (v != e.metrics.end() && std::isfinite(v->second) &&
-          workload.reached(v->second, workload.validation_target, /*strict=*/false)) {
-        return false;  // it has its time to target already
-      }
-    }
-    return true;
-  });
-}
-
 std::shared_ptr<const StopRule> stop_when_interrupted() {
   return rule(StopReason::interrupted, [](const TrialProgress& p) { return p.interrupted; });
 }

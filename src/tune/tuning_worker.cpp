@@ -18,6 +18,7 @@
 #include "train/checkpoint.h"
 #include "train/trial_runner.h"
 #include "tune/contained_trial.h"
+#include "tune/racing.h"
 #include "core/child_processes.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
@@ -25,10 +26,6 @@
 
 namespace pacer {
 namespace {
-
-// How often a running trial re-reads the 4x cut-off's bound (at an eval): it reads every study of
-// its workload, and a bound only moves when one of them finishes.
-constexpr double kCutoffRefreshSec = 10.0;
 
 // A worker waits out a PostgreSQL server that is restarting when it opens the store.
 StudyStoreOptions worker_store_options() {
@@ -201,48 +198,17 @@ struct WorkerContext {
 enum class TrialEnd { finished, interrupted, lease_lost };
 using WorkloadCache = std::map<std::string, std::unique_ptr<Workload>>;  // data loaded once per workload
 
-std::string trial_name(const StudyRecord& study, const TrialRecord& trial) {
-  return study.name() + " trial " + std::to_string(trial.index);
+// What racing needs of the worker's options.
+RacingOptions racing_options(const WorkerOptions& o) {
+  RacingOptions r;
+  r.cutoff = o.race_cutoff;
+  r.bounds = o.race_bounds.get();
+  r.checkpointing = o.checkpoint_every_steps > 0 || o.checkpoint_every_sec > 0;
+  return r;
 }
 
-// Racing (options.race): the stop rules on the trial, and the refresh of their bounds from the
-// store, now and after each of the trial's evals. The 4x cut-off's bound is re-read at most every
-// kCutoffRefreshSec (it reads every study of the workload).
-std::function<void()> add_racing(StudyStore& store, WorkerContext& w, const StudyRecord& study, const Workload& workload,
-                                 TrialOptions& trial_options) {
-  const WorkerOptions& options = w.options;
-  std::shared_ptr<std::atomic<int64_t>> best_index;
-  if (study.ruleset == "external") {
-    best_index = std::make_shared<std::atomic<int64_t>>(-1);
-    trial_options.extra_stop_rules.push_back(stop_when_outraced(workload.spec(), best_index));
-  }
-  auto fastest = std::make_shared<FastestBound>();
-  // The 4x cut-off: asked for, and evals by time (its bound needs the eval period).
-  const bool cutoff = options.race_cutoff && trial_options.spec.eval_every_steps == 0 &&
-                      trial_options.spec.eval_at_steps.empty() && options.checkpoint_every_steps == 0 &&
-                      options.checkpoint_every_sec == 0;
-  if (cutoff) {
-    trial_options.extra_stop_rules.push_back(stop_past_the_cutoff(workload.spec(), workload.spec().eval_period_sec, fastest));
-  }
-  auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
-  auto refresh = [&store, &w, best_index, fastest, cutoff, last_cutoff_read, study] {
-    if (best_index) {
-      std::optional<int64_t> best;
-      w.timed([&] { best = store.best_eval_index_to_target(study.id); });
-      best_index->store(best ? *best : -1);
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (cutoff && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
-      *last_cutoff_read = now;
-      const RaceBounds no_fixed;
-      FastestTimes f;
-      w.timed([&] { f = (w.options.race_bounds ? *w.options.race_bounds : no_fixed).fastest(store, study); });
-      fastest->seconds.store(f.seconds);
-      fastest->steps.store(f.steps);
-    }
-  };
-  refresh();
-  return refresh;
+std::string trial_name(const StudyRecord& study, const TrialRecord& trial) {
+  return study.name() + " trial " + std::to_string(trial.index);
 }
 
 // The trial's options: its spec, seed, folder (a re-run resumes from its checkpoint or starts
@@ -285,7 +251,9 @@ TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const St
   const std::unique_ptr<Clock> trial_clock = options.make_trial_clock ? options.make_trial_clock() : nullptr;
   trial_options.clock = trial_clock.get();
   const std::function<void()> refresh_bound =
-      options.race ? add_racing(store, w, study, *workload, trial_options) : std::function<void()>();
+      options.race ? add_racing(store, racing_options(options), study, workload->spec(), trial_options.spec,
+                                trial_options.extra_stop_rules, [&](const std::function<void()>& call) { w.timed(call); })
+                   : std::function<void()>();
   trial_options.observers.push_back(std::make_shared<StoreRecorder>(
       store, trial, owner, [&](auto&& call) { w.timed(call); }, w.report.evals_recorded,
       [&] {
