@@ -42,7 +42,6 @@ LONGER_SRC_FUNCTIONS = {
     "src/score/store_source.cpp:StoreSource::StoreSource": 90,
     "src/serve/dashboard_assets.cpp:dashboard_js": 304,
     "src/serve/dashboard_server.cpp:serve_dashboard": 82,
-    "src/train/checkpoint.cpp:load_checkpoint": 141,
     "src/train/state_check.cpp:check_algorithm_state": 115,
     "src/tune/board_stability.cpp:board_stability": 90,
     "src/tune/target_setting.cpp:TargetSetter::record": 92,

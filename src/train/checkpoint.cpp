@@ -165,9 +165,18 @@ void save_checkpoint(const std::string& dir, const CheckpointState& s, Network& 
   remove_stale_temporary_files(dir);  // a killed writer's
 }
 
-CheckpointState load_checkpoint(const std::string& dir, Network& network, TrainingAlgorithm& algorithm,
-                                const CheckpointState& expected) {
-  const fs::path state_path = fs::path(dir) / "state.json";
+namespace {
+
+// What state.json holds, read and verified (its checksum, its format), before any tensor is touched.
+struct StateFile {
+  std::string file;  // state.json's path, for messages
+  CheckpointState state;
+  std::vector<std::string> algorithm_names;
+  std::string tensors, tensors_crc32;
+  size_t parameter_count = 0;
+};
+
+StateFile read_state_file(const fs::path& state_path) {
   std::ifstream in(state_path);
   if (!in) throw InputError("checkpoint: " + state_path.string() + " is missing");
   std::stringstream text;
@@ -175,11 +184,10 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
   check_json_input(text.str(), "checkpoint: " + state_path.string());
   auto j = nlohmann::ordered_json::parse(text.str(), nullptr, false);
   if (!j.is_object()) throw InputError("checkpoint: " + state_path.string() + " is not valid JSON");
-  CheckpointState s;
-  std::vector<std::string> names;
-  std::string tensors, tensors_crc32;
-  size_t parameter_count = 0;
-  const std::string file = state_path.string();
+  StateFile f;
+  f.file = state_path.string();
+  CheckpointState& s = f.state;
+  const std::string& file = f.file;
   try {
     if (!j.contains("format")) {
       s.unverified = true;  // an earlier Pacer's: no checksums to check
@@ -198,7 +206,7 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
         throw InputError("checkpoint: " + file + " was edited or damaged (its checksum differs); it cannot be trusted: "
                          "start the run again with --overwrite");
       }
-      tensors_crc32 = j.at("tensors_crc32").get<std::string>();
+      f.tensors_crc32 = j.at("tensors_crc32").get<std::string>();
       // An infinite norm is written as null (as nlohmann writes non-finite numbers).
       for (const auto& v : j.at("grad_norms_since_eval")) s.grad_norms_since_eval.push_back(v.is_null() ? INFINITY : v.get<double>());
       if (!j.at("definition").is_null()) s.definition = j.at("definition").dump();
@@ -221,44 +229,61 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
     s.runner.validation_target_reached = reached("validation");
     s.runner.test_target_reached = reached("test");
     s.preemption_count = j.at("preemption_count").get<int64_t>();
-    tensors = j.at("tensors").get<std::string>();
-    parameter_count = j.at("parameters").get<size_t>();
-    names = j.at("algorithm_state").get<std::vector<std::string>>();
+    f.tensors = j.at("tensors").get<std::string>();
+    f.parameter_count = j.at("parameters").get<size_t>();
+    f.algorithm_names = j.at("algorithm_state").get<std::vector<std::string>>();
     for (const auto& e : j.at("evals")) s.runner.evals.push_back(eval_from_json(e));
   } catch (const nlohmann::json::exception& e) {
     throw InputError("checkpoint: " + state_path.string() + ": " + e.what());
   }
   check_values(s, file);
+  return f;
+}
+
+// The checkpoint is this trial's: the same workload, algorithm, seed and batch size, and (when
+// both record it) the same definition, leaf by leaf.
+void check_identity(const StateFile& f, const CheckpointState& expected) {
+  const CheckpointState& s = f.state;
   if (s.workload != expected.workload || s.algorithm != expected.algorithm || s.seed != expected.seed ||
       s.batch_size != expected.batch_size) {
-    throw InputError("checkpoint: " + state_path.string() + " belongs to " + s.workload + " x " + s.algorithm +
-                     ", seed " + std::to_string(s.seed) + ", batch size " + std::to_string(s.batch_size) +
+    throw InputError("checkpoint: " + f.file + " belongs to " + s.workload + " x " + s.algorithm + ", seed " +
+                     std::to_string(s.seed) + ", batch size " + std::to_string(s.batch_size) +
                      ", not to this trial (" + expected.workload + " x " + expected.algorithm + ", seed " +
                      std::to_string(expected.seed) + ", batch size " + std::to_string(expected.batch_size) + ")");
   }
-  if (!s.unverified && !expected.definition.empty()) {
-    std::vector<std::string> changed;
-    const auto saved = nlohmann::json::parse(s.definition.empty() ? "null" : s.definition);
-    auto now = nlohmann::json::parse(expected.definition);
-    // A checkpoint from before the thread count was part of a cpu-clock definition: not compared.
-    if (now.is_object() && saved.is_object() && !saved.contains("threads")) now.erase("threads");
-    differences(saved, now, "", changed);
-    if (!changed.empty()) {
-      std::string names_changed;
-      for (size_t i = 0; i < changed.size(); ++i) names_changed += (i ? ", " : "") + changed[i];
-      throw InputError("checkpoint: " + file + " belongs to a trial defined otherwise: " + names_changed +
-                       "; resume with the options of the run that wrote it");
-    }
+  if (s.unverified || expected.definition.empty()) return;
+  std::vector<std::string> changed;
+  const auto saved = nlohmann::json::parse(s.definition.empty() ? "null" : s.definition);
+  auto now = nlohmann::json::parse(expected.definition);
+  // A checkpoint from before the thread count was part of a cpu-clock definition: not compared.
+  if (now.is_object() && saved.is_object() && !saved.contains("threads")) now.erase("threads");
+  differences(saved, now, "", changed);
+  if (!changed.empty()) {
+    std::string names_changed;
+    for (size_t i = 0; i < changed.size(); ++i) names_changed += (i ? ", " : "") + changed[i];
+    throw InputError("checkpoint: " + f.file + " belongs to a trial defined otherwise: " + names_changed +
+                     "; resume with the options of the run that wrote it");
   }
-  const fs::path tensor_path = fs::path(dir) / tensors;
-  if (tensors.empty() || tensors.find('/') != std::string::npos || tensors == "." || tensors == "..") {
-    throw InputError("checkpoint: " + file + ": 'tensors' must name a file in the checkpoint folder");
+}
+
+// The tensor file state.json names: inside the checkpoint folder, present, and (verified
+// checkpoints) with the checksum state.json recorded.
+fs::path checked_tensor_file(const std::string& dir, const StateFile& f) {
+  const fs::path tensor_path = fs::path(dir) / f.tensors;
+  if (f.tensors.empty() || f.tensors.find('/') != std::string::npos || f.tensors == "." || f.tensors == "..") {
+    throw InputError("checkpoint: " + f.file + ": 'tensors' must name a file in the checkpoint folder");
   }
   if (!fs::is_regular_file(tensor_path)) throw InputError("checkpoint: " + tensor_path.string() + " is missing");
-  if (!s.unverified && crc32_of_file(tensor_path.string()) != tensors_crc32) {
+  if (!f.state.unverified && crc32_of_file(tensor_path.string()) != f.tensors_crc32) {
     throw InputError("checkpoint: " + tensor_path.string() + " is damaged (its checksum differs from the one "
                      "state.json recorded); start the run again with --overwrite");
   }
+  return tensor_path;
+}
+
+// The parameters, buffers and algorithm state, copied into the network and handed to the algorithm.
+void restore_tensors(const fs::path& tensor_path, const StateFile& f, Network& network, TrainingAlgorithm& algorithm) {
+  const std::vector<std::string>& names = f.algorithm_names;
   try {
     torch::serialize::InputArchive archive;
     archive.load_from(tensor_path.string());
@@ -271,14 +296,14 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
       std::sort(held.begin(), held.end());
       std::sort(listed.begin(), listed.end());
       if (held != listed) {
-        throw InputError("checkpoint: " + file + ": impossible value: the algorithm state it lists (" +
-                         std::to_string(names.size()) + " tensors) is not what " + tensors + " holds (" +
+        throw InputError("checkpoint: " + f.file + ": impossible value: the algorithm state it lists (" +
+                         std::to_string(names.size()) + " tensors) is not what " + f.tensors + " holds (" +
                          std::to_string(held.size()) + "); the checkpoint was edited or damaged");
       }
     }
     at::NoGradGuard no_grad;
     auto parameters = network.parameters();
-    if (parameters.size() != parameter_count) throw Error("the network has a different number of parameters");
+    if (parameters.size() != f.parameter_count) throw Error("the network has a different number of parameters");
     // Copy into the existing tensors: flattened parameters must stay views of their buffers.
     for (size_t i = 0; i < parameters.size(); ++i) {
       at::Tensor saved;
@@ -304,7 +329,16 @@ CheckpointState load_checkpoint(const std::string& dir, Network& network, Traini
     why = why.substr(0, why.find('\n'));  // c10's message is followed by a stack trace
     throw InputError("checkpoint: " + tensor_path.string() + " cannot be restored: " + why);
   }
-  return s;
+}
+
+}  // namespace
+
+CheckpointState load_checkpoint(const std::string& dir, Network& network, TrainingAlgorithm& algorithm,
+                                const CheckpointState& expected) {
+  const StateFile f = read_state_file(fs::path(dir) / "state.json");
+  check_identity(f, expected);
+  restore_tensors(checked_tensor_file(dir, f), f, network, algorithm);
+  return f.state;
 }
 
 }  // namespace pacer
