@@ -34,7 +34,12 @@ record() { echo "{\"phase\": \"$1\", \"status\": \"$2\", \"seconds\": $3${4:+, $
 time_left() { [ $((BUDGET - SECONDS)) -gt "$1" ]; }
 
 log "machine: $(nvidia-smi -L 2>/dev/null | head -1 || echo 'no nvidia-smi') $(nproc) cores"
-"$PY" -c "import torch, sys; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')" 2>&1 | tee -a "$OUT/gpu_check.log"
+"$PY" -c "import torch, sys; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '', 'cxx11_abi', torch._C._GLIBCXX_USE_CXX11_ABI)" 2>&1 | tee -a "$OUT/gpu_check.log"
+# What the build needs besides the carried folder: a CUDA LibTorch's CMake config asks for the CUDA
+# toolkit (nvcc), and the build uses ninja; a wheel with the old C++ ABI (cxx11_abi False, torch
+# before 2.7) cannot link with the layers built here with the default one. Said up front.
+log "toolchain: cmake $(cmake --version 2>/dev/null | head -1 | awk '{print $3}'), ninja $(ninja --version 2>/dev/null || echo MISSING), nvcc $( (command -v nvcc || ls /usr/local/cuda/bin/nvcc) 2>/dev/null || echo MISSING), $(c++ --version 2>/dev/null | head -1)"
+export CUDACXX=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 export PACER_DATA_DIR=${PACER_DATA_DIR:-$PWD/.devcarry/data/fashion-mnist}
 export PACER_FORTUNES_DIR=${PACER_FORTUNES_DIR:-$PWD/.devcarry/data/fortunes}
 [ -d "$PACER_DATA_DIR" ] || PACER_DATA_DIR=/usr/share/datasets/fashion-mnist
@@ -105,8 +110,10 @@ for w in fmnist_resnet fortunes_lm; do
     out="$OUT/runs/step_time/${w}_b$bs"
     mkdir -p "$out"
     for round in 1 2; do
-      "$P" run -w "$w" -a nadamw --device "$DEVICE" --threads 1 --batch-size "$bs" --max-steps "$PEER_STEPS" \
-        --eval-every "$PEER_STEPS" --ignore-targets -q --out "$out/pacer_$round" > "$out/pacer_$round.log" 2>&1
+      # As the peer: 20 warm-up steps, then PEER_STEPS timed (the slope between the evals at step 20
+      # and at the end; evals are off the submission clock).
+      "$P" run -w "$w" -a nadamw --device "$DEVICE" --threads 1 --batch-size "$bs" --max-steps $((PEER_STEPS + 20)) \
+        --eval-every 20 --eval-splits validation --ignore-targets -q --out "$out/pacer_$round" > "$out/pacer_$round.log" 2>&1
       "$PY" bench/workload_peers.py --workload "$w" --device "$DEVICE" --batch-size "$bs" --steps "$PEER_STEPS" \
         > "$out/eager_$round.json" 2> "$out/eager_$round.log"
       "$PY" bench/workload_peers.py --workload "$w" --device "$DEVICE" --batch-size "$bs" --steps "$PEER_STEPS" \
@@ -117,11 +124,16 @@ import json, sys, glob, os, statistics
 out = sys.argv[1]
 def med(values):
     return statistics.median(values) if values else None
+import csv
 pacer = []
-for f in glob.glob(os.path.join(out, "pacer_*", "trial.json")):
-    t = json.load(open(f))
-    if t.get("steps"):
-        pacer.append(t["accumulated_submission_time"] / t["steps"])
+for f in glob.glob(os.path.join(out, "pacer_*", "eval_measurements.csv")):
+    rows = [r for r in csv.DictReader(open(f))]
+    warm = [r for r in rows if int(float(r["global_step"])) >= 20]
+    if len(warm) >= 2:
+        a, b = warm[0], warm[-1]
+        steps = float(b["global_step"]) - float(a["global_step"])
+        if steps > 0:
+            pacer.append((float(b["accumulated_submission_time"]) - float(a["accumulated_submission_time"])) / steps)
 def peer(kind):
     v = []
     for f in glob.glob(os.path.join(out, kind + "_*.json")):
