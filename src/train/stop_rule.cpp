@@ -4,48 +4,27 @@
 #include <string>
 
 namespace pacer {
-namespace {
 
-// One small rule from a predicate, so each built-in is one line below.
-template <typename Predicate>
-class PredicateRule : public StopRule {
- public:
-  PredicateRule(StopReason reason, Predicate predicate) : reason_(reason), predicate_(std::move(predicate)) {}
-  std::optional<StopReason> check(const TrialProgress& p) const override {
-    return predicate_(p) ? std::optional<StopReason>(reason_) : std::nullopt;
-  }
-
- private:
-  StopReason reason_;
-  Predicate predicate_;
-};
-
-template <typename Predicate>
-std::shared_ptr<const StopRule> rule(StopReason reason, Predicate predicate) {
-  return std::make_shared<PredicateRule<Predicate>>(reason, std::move(predicate));
-}
-
-}  // namespace
 
 std::shared_ptr<const StopRule> stop_at_targets() {
-  return rule(StopReason::targets_reached,
+  return stop_rule_from(StopReason::targets_reached,
               [](const TrialProgress& p) { return p.state.validation_target_reached && p.state.test_target_reached; });
 }
 
 std::shared_ptr<const StopRule> stop_when_out_of_time() {
-  return rule(StopReason::budget, [](const TrialProgress& p) { return !p.time_remaining; });
+  return stop_rule_from(StopReason::budget, [](const TrialProgress& p) { return !p.time_remaining; });
 }
 
 std::shared_ptr<const StopRule> stop_when_training_complete() {
-  return rule(StopReason::training_complete, [](const TrialProgress& p) { return p.training_complete; });
+  return stop_rule_from(StopReason::training_complete, [](const TrialProgress& p) { return p.training_complete; });
 }
 
 std::shared_ptr<const StopRule> stop_after_steps(int64_t max_steps) {
-  return rule(StopReason::max_steps, [max_steps](const TrialProgress& p) { return p.state.step >= max_steps; });
+  return stop_rule_from(StopReason::max_steps, [max_steps](const TrialProgress& p) { return p.state.step >= max_steps; });
 }
 
 std::shared_ptr<const StopRule> stop_at_goal(TrainingGoal goal) {
-  return rule(StopReason::goal_reached, [goal](const TrialProgress& p) {
+  return stop_rule_from(StopReason::goal_reached, [goal](const TrialProgress& p) {
     if (p.state.evals.empty()) return false;
     const auto& metrics = p.state.evals.back().metrics;
     const auto it = metrics.find(goal.metric);
@@ -54,7 +33,7 @@ std::shared_ptr<const StopRule> stop_at_goal(TrainingGoal goal) {
 }
 
 std::shared_ptr<const StopRule> stop_when_interrupted() {
-  return rule(StopReason::interrupted, [](const TrialProgress& p) { return p.interrupted; });
+  return stop_rule_from(StopReason::interrupted, [](const TrialProgress& p) { return p.interrupted; });
 }
 
 StopRules standard_stop_rules(const TrialSpec& spec) {

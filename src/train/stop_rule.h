@@ -13,6 +13,7 @@
 //   };
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "algorithms/runner_state.h"
@@ -37,6 +38,26 @@ class StopRule {
 };
 
 using StopRules = std::vector<std::shared_ptr<const StopRule>>;
+
+// A rule from a predicate on the progress (the built-ins below and racing's, tune/racing.h, are each
+// one of these): it fires with `reason` when the predicate holds.
+template <typename Predicate>
+class PredicateRule : public StopRule {
+ public:
+  PredicateRule(StopReason reason, Predicate predicate) : reason_(reason), predicate_(std::move(predicate)) {}
+  std::optional<StopReason> check(const TrialProgress& p) const override {
+    return predicate_(p) ? std::optional<StopReason>(reason_) : std::nullopt;
+  }
+
+ private:
+  StopReason reason_;
+  Predicate predicate_;
+};
+
+template <typename Predicate>
+std::shared_ptr<const StopRule> stop_rule_from(StopReason reason, Predicate predicate) {
+  return std::make_shared<PredicateRule<Predicate>>(reason, std::move(predicate));
+}
 
 std::shared_ptr<const StopRule> stop_at_targets();              // validation and test goals reached
 std::shared_ptr<const StopRule> stop_when_out_of_time();         // the budget is spent

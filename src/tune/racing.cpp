@@ -13,30 +13,12 @@ namespace {
 // its workload, and a bound only moves when one of them finishes.
 constexpr double kCutoffRefreshSec = 10.0;
 
-template <typename Predicate>
-class RacingRule : public StopRule {
- public:
-  RacingRule(StopReason reason, Predicate predicate) : reason_(reason), predicate_(std::move(predicate)) {}
-  std::optional<StopReason> check(const TrialProgress& p) const override {
-    return predicate_(p) ? std::optional<StopReason>(reason_) : std::nullopt;
-  }
-
- private:
-  StopReason reason_;
-  Predicate predicate_;
-};
-
-template <typename Predicate>
-std::shared_ptr<const StopRule> predicate_rule(StopReason reason, Predicate predicate) {
-  return std::make_shared<RacingRule<Predicate>>(reason, std::move(predicate));
-}
-
 }  // namespace
 
 std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
                                                    std::shared_ptr<const std::atomic<int64_t>> best_eval_index) {
   const std::string key = "validation/" + workload.target_metric;
-  return predicate_rule(StopReason::race_study_best, [workload = std::move(workload), best_eval_index, key](const TrialProgress& p) {
+  return stop_rule_from(StopReason::race_study_best, [workload = std::move(workload), best_eval_index, key](const TrialProgress& p) {
     const int64_t bound = best_eval_index->load();
     const auto& evals = p.state.evals;
     if (bound < 0 || static_cast<int64_t>(evals.size()) <= bound) return false;
@@ -61,7 +43,7 @@ std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, doub
   // The bookkeeping between an eval's end and the next step (microseconds) is not submission
   // time; a thousandth of the period covers it.
   const double min_gap = eval_period_sec * (1.0 - 1e-3);
-  return predicate_rule(StopReason::race_4x_fastest, [workload = std::move(workload), min_gap, fastest, key](const TrialProgress& p) {
+  return stop_rule_from(StopReason::race_4x_fastest, [workload = std::move(workload), min_gap, fastest, key](const TrialProgress& p) {
     if (min_gap <= 0) return false;
     const double f_sec = fastest->seconds.load(), f_steps = fastest->steps.load();
     if (!std::isfinite(f_sec) || !std::isfinite(f_steps)) return false;
