@@ -7,7 +7,7 @@
 
 #include "core/device_choice.h"
 #include "core/error.h"
-#include "distributed/combiner_names.h"
+#include "catalog/combiner_names.h"
 #include "support/cli_runner.h"
 
 namespace {

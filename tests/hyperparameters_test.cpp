@@ -228,6 +228,40 @@ TEST(Registries, UnknownAlgorithmListsValidNames) {
   }
 }
 
+// The catalog (catalog/algorithm_infos.cpp) describes each built-in without torch; the algorithm
+// the training layer creates under that name presents exactly that description and those
+// declarations (order, defaults, ranges, exclusions), so listing, sweeps and training agree.
+TEST(Registries, EveryBuiltinPresentsItsCatalogEntry) {
+  ASSERT_EQ(pacer::builtin_algorithms().size(), 15u);
+  for (const auto& builtin : pacer::builtin_algorithms()) {
+    const pacer::AlgorithmInfo info = pacer::algorithm_info(builtin.name);
+    const auto algorithm = pacer::create_algorithm(builtin.name);
+    EXPECT_EQ(algorithm->description(), info.description) << builtin.name;
+    const auto specs = algorithm->hyperparameter_specs();
+    ASSERT_EQ(specs.size(), info.hyperparameters.size()) << builtin.name;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const auto& a = specs[i];
+      const auto& b = info.hyperparameters[i];
+      EXPECT_EQ(a.name, b.name) << builtin.name;
+      EXPECT_EQ(a.default_value, b.default_value) << builtin.name << " " << a.name;
+      EXPECT_EQ(a.min, b.min) << builtin.name << " " << a.name;
+      EXPECT_EQ(a.max, b.max) << builtin.name << " " << a.name;
+      EXPECT_EQ(a.min_excluded, b.min_excluded) << builtin.name << " " << a.name;
+      EXPECT_EQ(a.max_excluded, b.max_excluded) << builtin.name << " " << a.name;
+      EXPECT_EQ(a.description, b.description) << builtin.name << " " << a.name;
+    }
+  }
+  // Two entries keep their own defaults of the common hyperparameters (their submissions').
+  const auto default_of = [](const std::string& algorithm, const std::string& name) {
+    for (const auto& hp : pacer::algorithm_info(algorithm).hyperparameters)
+      if (hp.name == name) return hp.default_value.value_or(-1.0);
+    return -1.0;
+  };
+  EXPECT_EQ(default_of("schedule_free_adamw", "label_smoothing"), 0.2);
+  EXPECT_EQ(default_of("shampoo", "dropout_rate"), 0.1);
+  EXPECT_EQ(default_of("nadamw", "label_smoothing"), 0.0);
+}
+
 TEST(Registries, UnknownWorkloadListsValidNames) {
   const std::string msg = input_error_of([] { pacer::create_workload("nope"); });
   EXPECT_CONTAINS(msg, "nope");

@@ -75,7 +75,7 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
   EXPECT_TRUE(fs::exists(headers + "/algorithm.h"));
   EXPECT_TRUE(fs::exists(headers + "/algorithms/training_algorithm.h"));
   EXPECT_TRUE(fs::exists(headers + "/core/error.h"));
-  for (const char* internal : {"store/study_store.h", "tune/tuning_worker.h", "train/trial_runner.h", "algorithms/registry.h",
+  for (const char* internal : {"store/study_store.h", "run/tuning_worker.h", "train/trial_runner.h", "algorithms/registry.h",
                                "workloads/registry.h", "score/scoring.h"})
     EXPECT_FALSE(fs::exists(headers + "/" + internal)) << internal << " is internal but was installed";
   size_t installed = 0;

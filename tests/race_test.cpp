@@ -25,7 +25,7 @@
 #include "tune/board_results.h"
 #include "tune/board_stability.h"
 #include "tune/sweep.h"
-#include "tune/tuning_worker.h"
+#include "run/tuning_worker.h"
 #include "workloads/registry.h"
 #include "workloads/regression_workload.h"
 

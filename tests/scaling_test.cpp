@@ -24,6 +24,7 @@
 #include "support/cli_runner.h"
 #include "support/input_error.h"
 #include "train/noise_scale.h"
+#include "workloads/training_set_size.h"
 
 namespace pacer {
 namespace {
@@ -165,7 +166,7 @@ ScaleRequest synthetic_scale_request() {
 
 TEST(ScaleRequestTest, OneSingleStudySweepPerSeriesAndBatchSizeWithTheGoalAndTheStepBudget) {
   ScaleRequest r = synthetic_scale_request();
-  ScalePlan plan = plan_scale(r);
+  ScalePlan plan = plan_scale(r, training_set_size);
   EXPECT_EQ(plan.goal.metric, "validation/loss");  // the workload's target metric and value
   EXPECT_FALSE(plan.goal.higher_is_better);
   EXPECT_EQ(plan.budget, 200);
@@ -195,7 +196,7 @@ TEST(ScaleRequestTest, OneSingleStudySweepPerSeriesAndBatchSizeWithTheGoalAndThe
   r.combines = {"mean", "adasum"};
   r.virtual_workers = 2;
   r.adasum_mode = "delta";
-  plan = plan_scale(r);
+  plan = plan_scale(r, training_set_size);
   EXPECT_EQ(plan.budget, 256);
   EXPECT_DOUBLE_EQ(plan.goal.value, 0.5);
   ASSERT_EQ(plan.sweeps.size(), 4u);
@@ -231,13 +232,13 @@ TEST(ScaleRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
   for (size_t i = 0; i < cases.size(); ++i) {
     ScaleRequest r = synthetic_scale_request();
     cases[i].first(r);
-    const std::string message = input_error_of([&] { plan_scale(r); });
+    const std::string message = input_error_of([&] { plan_scale(r, training_set_size); });
     EXPECT_NE(message.find(cases[i].second), std::string::npos) << "case " << i << ": " << message;
   }
   ScaleRequest r = synthetic_scale_request();
   r.workload = "fmnist_mlp";
   r.goal = 2.0;
-  EXPECT_NE(input_error_of([&] { plan_scale(r); }).find("accuracy lies in [0, 1]"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { plan_scale(r, training_set_size); }).find("accuracy lies in [0, 1]"), std::string::npos);
 }
 
 TEST(NoiseScaleTest, TwoBatchEstimatorRecoversTraceOverGradientNormSquared) {

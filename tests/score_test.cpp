@@ -530,6 +530,34 @@ TEST_F(ScoreCliTest, ReferenceLayoutV05HeldOutVariantCutsTheBase) {
   EXPECT_NE(csv.find("b,wmt,bleu,max,30.8491,3,3,165,150;165;inf,inf,inf,0,"), std::string::npos) << csv;
 }
 
+// The light pacer (apps/pacer/main.cpp) links no LibTorch: scoring AlgoPerf's logs, listing and
+// reading stores run without the training program; a command that trains is handed to it.
+TEST_F(ScoreCliTest, TheLightPacerScoresAlgoPerfLogsWithoutLibTorchAndHandsTrainingOn) {
+  const std::string ldd = dir_ + "/ldd.txt";
+  ASSERT_EQ(std::system(("ldd '" + std::string(PACER_BINARY) + "' > '" + ldd + "' 2>&1").c_str()), 0);
+  const std::string libraries = read_file(ldd);
+  EXPECT_NE(libraries.find("libc.so"), std::string::npos) << libraries;
+  for (const char* torch : {"libtorch", "libc10", "libgomp"}) EXPECT_EQ(libraries.find(torch), std::string::npos) << libraries;
+
+  write_reference_tree();
+  ASSERT_EQ(::setenv("PACER_TRAINING_PROGRAM", "/nonexistent/pacer-train", 1), 0);
+  const CliResult scored = pacer("score '" + dir_ + "/a' '" + dir_ + "/b' --rules v0.5 --reference a --out '" + dir_ + "/board'");
+  const CliResult listed = pacer("list algorithms --json");
+  const CliResult trained = pacer("run -w synthetic_regression -a sgd --max-steps 2 --out '" + dir_ + "/run'");
+  const CliResult plugin = pacer("list -a ./libnothing.so");
+  ::unsetenv("PACER_TRAINING_PROGRAM");
+  ASSERT_EQ(scored.code, 0) << scored.err;
+  EXPECT_NEAR(submission(scores(dir_ + "/board"), "b")["score"].get<double>(), 1.25 / 3, 1e-12);
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_EQ(nlohmann::json::parse(listed.out)["algorithms"].size(), 15u);
+  EXPECT_EQ(trained.code, 1);
+  EXPECT_NE(trained.err.find("cannot start the training program /nonexistent/pacer-train for 'pacer run'"),
+            std::string::npos) << trained.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/run"));
+  EXPECT_EQ(plugin.code, 1);  // a plugin is loaded by the training program
+  EXPECT_NE(plugin.err.find("for 'pacer list'"), std::string::npos) << plugin.err;
+}
+
 TEST_F(ScoreCliTest, StrayTrialFoldersWithoutAWorkloadAreSkippedWithOneWarning) {
   // As in the published AlgoPerf v0.5 tree: study_k/trial_j folders outside any workload folder.
   write_reference_tree();

@@ -8,7 +8,7 @@
 
 #include "support/cli_runner.h"
 #include "workloads/registry.h"
-#include "workloads/suites.h"
+#include "catalog/suites.h"
 
 namespace {
 

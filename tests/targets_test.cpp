@@ -14,7 +14,7 @@
 
 #include "store/study_store.h"
 #include "support/cli_runner.h"
-#include "tune/target_setting_run.h"
+#include "run/target_setting_run.h"
 #include "core/format.h"
 #include "score/pace.h"
 #include "workloads/registry.h"

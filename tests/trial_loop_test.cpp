@@ -26,8 +26,8 @@
 #include "train/rank_sync.h"
 #include "train/stop_rule.h"
 #include "train/trial_runner.h"
-#include "train/trial_spec.h"
-#include "tune/racing.h"
+#include "catalog/trial_spec.h"
+#include "run/racing.h"
 #include "tune/study_summary.h"
 #include "workloads/registry.h"
 

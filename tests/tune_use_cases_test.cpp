@@ -20,11 +20,11 @@
 #include "store/study_store.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
-#include "tune/run_request.h"
+#include "run/run_request.h"
 #include "tune/sweep.h"
 #include "tune/tune_request.h"
 #include "workloads/registry.h"
-#include "workloads/suites.h"
+#include "catalog/suites.h"
 
 namespace pacer {
 namespace {

@@ -18,11 +18,12 @@
 #include "core/error.h"
 #include "runtime/global_generator_lease.h"
 #include "store/study_store.h"
+#include "run/board_worker.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
 #include "tune/search_space.h"
 #include "tune/sweep.h"
-#include "tune/tuning_worker.h"
+#include "run/tuning_worker.h"
 
 namespace pacer {
 namespace {

@@ -25,7 +25,7 @@
 #include "workloads/reconstruction_workload.h"
 #include "workloads/registry.h"
 #include "workloads/ssim.h"
-#include "workloads/suites.h"
+#include "catalog/suites.h"
 #include "workloads/workload.h"
 
 namespace {
@@ -108,6 +108,33 @@ TEST(Workloads, VariantsChangeTheModel) {
   auto base = pacer::create_workload("fmnist_resnet")->init_model(1, at::kCPU);
   EXPECT_DOUBLE_EQ(large->named_parameters()["stage0_block0_bn2.weight"].max().item<double>(), 8.0);
   EXPECT_DOUBLE_EQ(base->named_parameters()["stage0_block0_bn2.weight"].abs().max().item<double>(), 0.0);
+}
+
+// The catalog declares each workload's options with defaults (catalog/workload_specs.cpp, no
+// torch); the models have their own defaults (src/models/*.h). Giving every option its declared
+// default must build the very model built without options: same parameters, same outputs.
+TEST(Workloads, DeclaredDefaultsAreTheModelsOwn) {
+  int checked = 0;
+  for (const auto& spec : pacer::workload_specs()) {
+    if (spec.options.empty()) continue;
+    pacer::WorkloadOptions defaults;
+    for (const auto& option : spec.options) defaults[option.name] = option.default_value;
+    const auto plain = pacer::create_workload(spec.name)->init_model(7, at::kCPU);
+    const auto declared = pacer::create_workload(spec.name, defaults)->init_model(7, at::kCPU);
+    const auto a = plain->named_parameters(), b = declared->named_parameters();
+    ASSERT_EQ(a.size(), b.size()) << spec.name;
+    for (const auto& p : a) {
+      ASSERT_NE(b.find(p.key()), nullptr) << spec.name << " " << p.key();
+      EXPECT_TRUE(at::equal(p.value(), b[p.key()])) << spec.name << " " << p.key();
+    }
+    // The activation shows only in the outputs.
+    const bool tokens = spec.modality == "language modelling";
+    const at::Tensor inputs = tokens ? at::arange(128, at::kLong).remainder(256).view({2, 64})
+                                     : at::linspace(-1.0, 1.0, 2 * 28 * 28).view({2, 1, 28, 28});
+    EXPECT_TRUE(at::equal(plain->forward(inputs, 0.0), declared->forward(inputs, 0.0))) << spec.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 16);  // every shipped workload but the synthetic one declares options
 }
 
 // ---- SSIM

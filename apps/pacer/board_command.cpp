@@ -1,6 +1,5 @@
-// pacer board: every algorithm of a list through a suite under the benchmark's rulesets, in one
-// study store, resumable, with progress, an ETA and a deadline; then each part's leaderboards
-// (scores by seconds and by steps, time-to-target tables, profiles, HTML report, Markdown).
+// pacer board: every algorithm of a list through a suite under the benchmark's rulesets, in one study store,
+// resumable, with progress, an ETA, a deadline; then each part's leaderboards (scores by seconds and steps).
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -9,9 +8,11 @@
 #include "input_guards.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
+#include "algorithms/plugin_loader.h"
 #include "core/deadline_watch.h"
 #include "core/output_folder.h"
 #include "report/board_outputs.h"
+#include "run/board_worker.h"
 #include "runtime/torch_runtime.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
@@ -21,7 +22,6 @@
 namespace pacer::cli {
 namespace {
 
-// What the options bind: the library's request, plus what only this process needs.
 struct BoardArgs {
   BoardRequest request;
   std::string out = "runs/board";
@@ -34,9 +34,8 @@ struct BoardArgs {
   std::shared_ptr<TrialSpecOptions> trial = TrialSpecOptions::with_defaults("cpu", {"validation", "test"});
 };
 
-// This process's share of the board (or, with --workers, the workers' and what a dead one left)
-// until done, interrupted or past --max-hours. Returns the exit status so far and whether the
-// deadline stopped it.
+// This process's share of the board (or, with --workers, the workers' and what a dead one left) until
+// done, interrupted or past --max-hours: the exit status so far and whether the deadline stopped it.
 std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const BoardPlan& plan, const StudyStore& store,
                                  const std::vector<std::string>& base_args, DeadlineWatch::Steady::time_point started) {
   const LocalWorkerArgs& w = *a->workers;
@@ -54,6 +53,7 @@ std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const Bo
 int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   const auto started = DeadlineWatch::Steady::now();
   a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
+  load_algorithm_files(named_algorithms(a->request));  // plugins, Python submissions
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
   prepare_output_folder(a->out, "--out");  // before any trial: a file there (the store?) fails now, not at the end
   if (!a->no_run) resolve_device(a->trial->spec.device), make_store_folder(a->workers->store);

@@ -15,7 +15,7 @@
 #include "runtime/torch_runtime.h"
 #include "train/state_check.h"
 #include "workloads/registry.h"
-#include "workloads/workload_options.h"
+#include "catalog/workload_options.h"
 
 namespace pacer::cli {
 namespace {

@@ -2,12 +2,19 @@
 // Sub-commands of the pacer CLI: each registers its options and returns the action to run.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
+
+#include "catalog/algorithm_infos.h"
 
 namespace pacer::cli {
 
 using Action = std::function<int()>;
 
-Action add_list_command(CLI::App& app);
+// The infos of the algorithms -a names (every one when none is named): the light pacer reads the
+// catalog; pacer-train also loads plugins and Python submissions.
+using AlgorithmInfosOf = std::vector<AlgorithmInfo> (*)(const std::vector<std::string>& values);
+Action add_list_command(CLI::App& app, AlgorithmInfosOf infos_of);
 // run re-runs itself for an untrusted algorithm (contained_run.h), so it gets the command line.
 Action add_run_command(CLI::App& app, int argc, char** argv);
 Action add_score_command(CLI::App& app);

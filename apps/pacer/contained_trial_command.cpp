@@ -10,7 +10,7 @@
 #include "core/progress.h"
 #include "runtime/torch_runtime.h"
 #include "tune/contained_trial.h"
-#include "tune/tuning_worker.h"
+#include "run/tuning_worker.h"
 
 namespace pacer::cli {
 namespace {

@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/algorithm_catalog.h"
+#include "catalog/algorithm_catalog.h"
+#include "catalog/workload_catalog.h"
 #include "commands.h"
-#include "workloads/workload_catalog.h"
 
 namespace pacer::cli {
 
-Action add_list_command(CLI::App& app) {
+Action add_list_command(CLI::App& app, AlgorithmInfosOf infos_of) {
   auto what = std::make_shared<std::string>("all");
   auto named = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
@@ -19,8 +19,8 @@ Action add_list_command(CLI::App& app) {
   app.add_option("-a,--algorithm", *named,
                  "Only these algorithms: names, plugin libraries (./libx.so) or Python submissions (.py), which are loaded and listed");
   app.add_flag("--json", *json, "Machine-readable output: {workloads, suites, algorithms}");
-  return [what, named, json] {
-    const std::vector<AlgorithmInfo> infos = named_algorithm_infos(*named);
+  return [what, named, json, infos_of] {
+    const std::vector<AlgorithmInfo> infos = infos_of(*named);
     if (!named->empty()) *what = "algorithms";
     const bool workloads = *what == "all" || *what == "workloads", algorithms = *what == "all" || *what == "algorithms";
     if (*json) {

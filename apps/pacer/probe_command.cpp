@@ -16,7 +16,7 @@
 #include "probe/probe_page.h"
 #include "runtime/torch_runtime.h"
 #include "workloads/registry.h"
-#include "workloads/workload_options.h"
+#include "catalog/workload_options.h"
 
 namespace pacer::cli {
 namespace {

@@ -1,4 +1,4 @@
-// pacer run: one trial of a workload and an algorithm (tune/run_request.h), its summary and its
+// pacer run: one trial of a workload and an algorithm (run/run_request.h), its summary and its
 // exit status; under `pacer launch`, one rank of several.
 #include <cstdio>
 #include <memory>
@@ -11,7 +11,7 @@
 #include "trial_spec_options.h"
 #include "core/error.h"
 #include "train/trial_summary.h"
-#include "tune/run_request.h"
+#include "run/run_request.h"
 
 namespace pacer::cli {
 namespace {

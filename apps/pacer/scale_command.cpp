@@ -6,14 +6,16 @@
 
 #include "commands.h"
 #include "input_guards.h"
+#include "algorithms/plugin_loader.h"
 #include "core/output_folder.h"
 #include "core/progress.h"
+#include "run/tuning_worker.h"
 #include "runtime/torch_runtime.h"
 #include "scale/scale_request.h"
 #include "scale/scaling_study.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
-#include "tune/tuning_worker.h"
+#include "workloads/training_set_size.h"
 
 namespace pacer::cli {
 namespace {
@@ -27,7 +29,8 @@ struct ScaleArgs {
 };
 
 int run_scale_command(const ScaleArgs& a) {
-  const ScalePlan plan = plan_scale(a.request);  // InputError before anything is written
+  load_algorithm_files(a.request.algorithms);  // plugins, Python submissions
+  const ScalePlan plan = plan_scale(a.request, training_set_size);  // InputError before anything is written
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
   if (!a.out.empty()) prepare_output_folder(a.out, "--out");  // unwritable: said before any study
   resolve_device(a.request.device);

@@ -13,7 +13,7 @@
 #include "runtime/torch_runtime.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
-#include "tune/target_setting_run.h"
+#include "run/target_setting_run.h"
 
 namespace pacer::cli {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/hyperparameters.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 
 namespace pacer::cli {
 

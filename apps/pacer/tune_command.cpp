@@ -1,6 +1,5 @@
 // pacer tune: tuning studies under the AlgoPerf rulesets, run by one or several workers that
 // share a study store; re-running the same command resumes.
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <tuple>
@@ -9,13 +8,14 @@
 #include "input_guards.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
+#include "algorithms/plugin_loader.h"
 #include "core/error.h"
+#include "run/tuning_worker.h"
 #include "runtime/torch_runtime.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
 #include "tune/log_folder.h"
 #include "tune/tune_request.h"
-#include "tune/tuning_worker.h"
 
 namespace pacer::cli {
 namespace {
@@ -83,6 +83,7 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   // ---- Inputs, validated before anything is written.
   a->request.ruleset = parse_ruleset(a->ruleset);
   a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
+  load_algorithm_files({a->request.algorithm});  // a plugin, a Python submission
   const TunePlan plan = plan_tune(a->request);
   if (plan.space_from_submission) std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", plan.space_file.c_str());
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());

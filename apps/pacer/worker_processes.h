@@ -24,7 +24,7 @@
 #include "core/deadline_watch.h"
 #include "core/process_supervisor.h"
 #include "core/progress.h"
-#include "tune/tuning_worker.h"
+#include "run/tuning_worker.h"
 
 namespace pacer::cli {
 

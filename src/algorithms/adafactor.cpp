@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "algorithms/builtin_recipe.h"
 #include "algorithms/device_scalars.h"
 #include "core/error.h"
 
@@ -87,18 +88,7 @@ void AdafactorRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe adafactor_recipe() {
-  TensorwiseRecipe r;
-  r.name = "adafactor";
-  r.description = "Adafactor: factored second moment, relative step, update clipping (torch.optim.Adafactor), warmup + cosine";
-  r.hyperparameters = {
-      {"learning_rate", 0.01, 0.0, 10.0, "peak of the relative step min(lr, 1/sqrt(t))"},
-      {"beta2_decay", -0.8, -10.0, 0.0, "second-moment decay 1 - t^beta2_decay"},
-      {"epsilon1", 0.0, 0.0, 1.0, "floor of the second moment (0: the dtype's machine epsilon)"},
-      {"epsilon2", 1e-3, 0.0, 1.0, "floor of the parameter RMS in the relative step"},
-      {"clip_threshold", 1.0, 1e-6, 1e6, "cap on the update's RMS"},
-      {"weight_decay", 0.0, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-  };
+  TensorwiseRecipe r = builtin_recipe("adafactor");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     AdafactorOptions o;
     o.beta2_decay = hp.get("beta2_decay");

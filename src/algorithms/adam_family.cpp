@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -17,28 +18,10 @@ std::string AdamFamilyAlgorithm::name() const {
   return "adam";
 }
 
-std::string AdamFamilyAlgorithm::description() const {
-  switch (variant_) {
-    case AdamVariant::adam: return "Adam with L2 weight decay, warmup + cosine decay";
-    case AdamVariant::adamw: return "AdamW (decoupled weight decay), warmup + cosine decay (AlgoPerf baseline)";
-    case AdamVariant::nadamw: return "NAdamW, warmup + cosine decay (the AlgoPerf reference baseline)";
-  }
-  return "";
-}
+std::string AdamFamilyAlgorithm::description() const { return builtin_algorithm(name()).description; }
 
 std::vector<HyperparameterSpec> AdamFamilyAlgorithm::hyperparameter_specs() const {
-  // Defaults: the best point of the fmnist_mlp tuning runs (docs/targets.md).
-  std::vector<HyperparameterSpec> specs = {
-      {"learning_rate", variant_ == AdamVariant::nadamw ? 0.005 : 0.002, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"weight_decay", variant_ == AdamVariant::adam ? 0.0 : 0.01, 0.0, 10.0,
-       variant_ == AdamVariant::adam ? "L2 weight decay added to the gradient" : "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-  };
-  auto common = common_specs();
-  specs.insert(specs.end(), common.begin(), common.end());
-  return specs;
+  return builtin_algorithm(name()).info().hyperparameters;  // catalog/algorithm_infos.cpp
 }
 
 LearningRateSchedule AdamFamilyAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {

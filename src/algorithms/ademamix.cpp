@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "algorithms/builtin_recipe.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -71,20 +72,7 @@ void AdemamixRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe ademamix_recipe() {
-  TensorwiseRecipe r;
-  r.name = "ademamix";
-  r.description = "AdEMAMix: Adam plus a slow gradient EMA mixed in with alpha (apple/ml-ademamix), warmup + cosine";
-  r.hyperparameters = {
-      {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (fast EMA)", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"beta3", 0.999, 0.0, 1.0, "slow EMA decay"},
-      {"alpha", 5.0, 0.0, 1000.0, "weight of the slow EMA"},
-      {"alpha_beta3_warmup_factor", 1.0, 0.0, 10.0,
-       "alpha and beta3 warm up over this fraction of the step hint (0: no warmup)"},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "learning-rate warmup steps as a fraction of the step hint"},
-  };
+  TensorwiseRecipe r = builtin_recipe("ademamix");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t step_hint) {
     AdemamixOptions o;
     o.beta1 = 1.0 - hp.get("one_minus_beta1");

@@ -6,17 +6,12 @@
 #include <c10/core/GradMode.h>
 
 #include "algorithms/gradient_computer.h"
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
 
 namespace pacer {
 
-std::vector<HyperparameterSpec> BaselineAlgorithm::common_specs() {
-  return {
-      {"label_smoothing", 0.0, 0.0, 0.99, "label smoothing of the cross-entropy loss"},
-      {"dropout_rate", 0.0, 0.0, 0.99, "dropout rate passed to the model"},
-      {"grad_clip", 0.0, 0.0, 1e12, "clip the global gradient norm to this value (0: off)"},
-  };
-}
+std::vector<HyperparameterSpec> BaselineAlgorithm::common_specs() { return common_hyperparameter_specs(); }
 
 void BaselineAlgorithm::init_optimizer_state(const Workload& workload, Network& network,
                                              const Hyperparameters* hparams, uint64_t /*seed*/) {

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "algorithms/builtin_recipe.h"
 #include "algorithms/device_scalars.h"
 #include "core/error.h"
 
@@ -55,17 +56,7 @@ void LambRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe lamb_recipe() {
-  TensorwiseRecipe r;
-  r.name = "lamb";
-  r.description = "LAMB: Adam direction scaled per tensor by the trust ratio |w|/|update| (cybertronai), warmup + cosine";
-  r.hyperparameters = {
-      {"learning_rate", 0.01, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"epsilon", 1e-6, 0.0, 1.0, "added to the square root of the second moment", true, false},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay (inside the trust ratio)"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-  };
+  TensorwiseRecipe r = builtin_recipe("lamb");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     LambOptions o;
     o.beta1 = 1.0 - hp.get("one_minus_beta1");

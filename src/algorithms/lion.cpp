@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "algorithms/builtin_recipe.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -35,16 +36,7 @@ void LionRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe lion_recipe() {
-  TensorwiseRecipe r;
-  r.name = "lion";
-  r.description = "Lion: sign of interpolated momentum, decoupled decay (google/automl), warmup + cosine decay";
-  r.hyperparameters = {
-      {"learning_rate", 3e-4, 0.0, 10.0, "peak learning rate (Lion's step per coordinate)"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (interpolation for the sign)"},
-      {"beta2", 0.99, 0.0, 1.0, "momentum decay"},
-      {"weight_decay", 0.1, 0.0, 100.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-  };
+  TensorwiseRecipe r = builtin_recipe("lion");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     LionOptions o;
     o.beta1 = 1.0 - hp.get("one_minus_beta1");

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -17,33 +18,10 @@ std::string MomentumFamilyAlgorithm::name() const {
   return "sgd";
 }
 
-std::string MomentumFamilyAlgorithm::description() const {
-  switch (kind_) {
-    case MomentumKind::none: return "SGD, warmup + linear decay";
-    case MomentumKind::heavy_ball: return "heavy-ball momentum, warmup + linear decay (AlgoPerf baseline)";
-    case MomentumKind::nesterov: return "Nesterov momentum, warmup + linear decay (AlgoPerf baseline)";
-  }
-  return "";
-}
+std::string MomentumFamilyAlgorithm::description() const { return builtin_algorithm(name()).description; }
 
 std::vector<HyperparameterSpec> MomentumFamilyAlgorithm::hyperparameter_specs() const {
-  // Defaults: the best point of the fmnist_mlp tuning runs (docs/targets.md).
-  std::vector<HyperparameterSpec> specs = {
-      {"learning_rate", kind_ == MomentumKind::none ? 0.5 : 0.1, 0.0, 100.0, "peak learning rate"},
-  };
-  if (kind_ != MomentumKind::none) {
-    specs.push_back({"one_minus_beta1", 0.1, 0.0, 1.0, "1 - momentum"});
-  }
-  std::vector<HyperparameterSpec> rest = {
-      {"weight_decay", 0.0, 0.0, 10.0, "L2 weight decay added to the gradient"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-      {"decay_steps_factor", 0.9, 0.0, 10.0, "decay steps as a fraction of the post-warmup step hint"},
-      {"end_factor", 0.01, 0.0, 1.0, "final learning rate as a fraction of the peak"},
-  };
-  specs.insert(specs.end(), rest.begin(), rest.end());
-  auto common = common_specs();
-  specs.insert(specs.end(), common.begin(), common.end());
-  return specs;
+  return builtin_algorithm(name()).info().hyperparameters;  // catalog/algorithm_infos.cpp
 }
 
 LearningRateSchedule MomentumFamilyAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/builtin_recipe.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -89,20 +90,7 @@ void MuonRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe muon_recipe() {
-  TensorwiseRecipe r;
-  r.name = "muon";
-  r.description = "Muon: orthogonalized Nesterov momentum for hidden matrices, AdamW for the rest (KellerJordan), warmup + cosine";
-  r.hyperparameters = {
-      {"learning_rate", 0.02, 0.0, 10.0, "peak learning rate of the hidden matrices"},
-      {"momentum", 0.95, 0.0, 1.0, "momentum of the hidden matrices"},
-      {"nesterov", 1.0, 0.0, 1.0, "1: Nesterov momentum, 0: heavy ball"},
-      {"ns_steps", 5.0, 1.0, 20.0, "Newton-Schulz iterations"},
-      {"adam_learning_rate", 0.003, 0.0, 10.0, "peak learning rate of the AdamW tensors (head, biases, gains)"},
-      {"adam_one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 of the AdamW tensors"},
-      {"adam_beta2", 0.95, 0.0, 1.0, "beta2 of the AdamW tensors"},
-      {"weight_decay", 0.0, 0.0, 10.0, "decoupled weight decay (both groups)"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-  };
+  TensorwiseRecipe r = builtin_recipe("muon");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     MuonOptions o;
     o.momentum = hp.get("momentum");

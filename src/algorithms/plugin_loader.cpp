@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <memory>
 #include <mutex>
 
@@ -21,11 +19,7 @@
 namespace pacer {
 namespace {
 
-std::mutex g_mutex;
-std::map<std::string, LoadedPlugin>& loaded() {
-  static std::map<std::string, LoadedPlugin> plugins;  // by canonical path
-  return plugins;
-}
+std::mutex g_load_mutex;  // one load at a time: a library is opened once however many ask
 
 std::string describe(const PluginManifest& m) {
   return "SDK ABI " + std::to_string(m.sdk_abi_version) + ", LibTorch " + (m.torch_version ? m.torch_version : "?") +
@@ -56,36 +50,6 @@ void check_compatible(const std::string& path, const PluginManifest& plugin) {
 
 }  // namespace
 
-// FNV-1a over the bytes: not a security check, a way to tell a rebuilt library from the old one.
-std::string content_hash(const std::vector<std::string>& paths) {
-  uint64_t h = 1469598103934665603ull;
-  for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("algorithm file '" + path + "': cannot be read");
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
-      for (std::streamsize i = 0; i < in.gcount(); ++i) {
-        h ^= static_cast<unsigned char>(buffer[i]);
-        h *= 1099511628211ull;
-      }
-    }
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
-const LoadedPlugin& record_loaded_plugin(const std::string& canonical, LoadedPlugin plugin) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return loaded().emplace(canonical, std::move(plugin)).first->second;
-}
-
-const LoadedPlugin* loaded_plugin_at(const std::string& canonical) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  const auto it = loaded().find(canonical);
-  return it == loaded().end() ? nullptr : &it->second;
-}
-
 PluginManifest host_manifest() {
   return {kSdkAbiVersion, _GLIBCXX_USE_CXX11_ABI, TORCH_VERSION, __VERSION__, nullptr, 0, kSdkLayoutFingerprint};
 }
@@ -104,8 +68,8 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   if (!fs::is_regular_file(canonical)) {
     throw InputError("algorithm plugin '" + path + "' is not a regular file (a device or a pipe); give the plugin's .so file");
   }
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (auto it = loaded().find(canonical); it != loaded().end()) return it->second;
+  std::lock_guard<std::mutex> lock(g_load_mutex);
+  if (const LoadedPlugin* known = loaded_plugin_at(canonical)) return *known;
 
   // RTLD_LOCAL: two plugins may define classes of the same name. Never closed: the algorithms'
   // code must outlive every instance.
@@ -140,42 +104,37 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
     }
     plugin.algorithms.push_back(entry_i.name);
   }
-  return loaded().emplace(canonical, std::move(plugin)).first->second;
-}
-
-bool is_plugin_reference(const std::string& value) {
-  const std::string path = value.substr(0, value.find(".so:") == std::string::npos ? value.size() : value.find(".so:") + 3);
-  return value.find('/') != std::string::npos || (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0);
+  return record_loaded_plugin(canonical, std::move(plugin));
 }
 
 std::string resolve_algorithm(const std::string& value) {
-  if (is_python_submission(value)) return load_python_submission(value);
-  if (!is_plugin_reference(value)) return value;
-  std::string path = value, name;
-  if (const auto colon = value.rfind(':'); colon != std::string::npos && colon > value.rfind('/')) {
-    path = value.substr(0, colon);
-    name = value.substr(colon + 1);
+  if (is_python_submission(value)) {
+    load_python_submission(value);
+  } else if (is_plugin_reference(value)) {
+    load_algorithm_plugin(algorithm_file(value).path);
   }
-  const LoadedPlugin& plugin = load_algorithm_plugin(path);
-  if (name.empty()) {
-    if (plugin.algorithms.size() == 1) return plugin.algorithms.front();
-    std::string names;
-    for (const auto& n : plugin.algorithms) names += (names.empty() ? "" : ", ") + n;
-    throw InputError("algorithm plugin '" + path + "' defines several algorithms (" + names + "): pick one with " +
-                     path + ":NAME");
-  }
-  for (const auto& n : plugin.algorithms)
-    if (n == name) return n;
-  throw InputError("algorithm plugin '" + path + "' defines no algorithm '" + name + "'");
+  return algorithm_name_of(value);
 }
 
-const LoadedPlugin* plugin_of(const std::string& algorithm) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  for (const auto& [path, plugin] : loaded()) {
-    for (const auto& n : plugin.algorithms)
-      if (n == algorithm) return &plugin;
+void load_algorithm_files(const std::vector<std::string>& values) {
+  for (const auto& value : values)
+    if (is_python_submission(value) || is_plugin_reference(value)) resolve_algorithm(value);
+}
+
+std::vector<AlgorithmInfo> named_algorithm_infos(const std::vector<std::string>& values) {
+  if (values.empty()) return algorithm_infos();
+  std::vector<std::string> names;  // a library may define several
+  for (const auto& value : values) {
+    if (is_plugin_reference(value) && value.find(".so:") == std::string::npos && !is_python_submission(value)) {
+      const LoadedPlugin& plugin = load_algorithm_plugin(value);
+      names.insert(names.end(), plugin.algorithms.begin(), plugin.algorithms.end());
+    } else {
+      names.push_back(resolve_algorithm(value));
+    }
   }
-  return nullptr;
+  std::vector<AlgorithmInfo> infos;
+  for (const auto& name : names) infos.push_back(algorithm_info(name));
+  return infos;
 }
 
 }  // namespace pacer

@@ -60,16 +60,6 @@ std::string submission_name(const fs::path& file) {
 
 }  // namespace
 
-bool is_python_submission(const std::string& value) {
-  if (value.size() > 3 && value.compare(value.size() - 3, 3, ".py") == 0 &&
-      (value.find('/') != std::string::npos || fs::exists(value))) {
-    return true;
-  }
-  std::error_code ec;
-  return value.find('/') != std::string::npos && fs::is_directory(value, ec) &&
-         fs::exists(fs::path(value) / "submission.py", ec);
-}
-
 std::string python_bridge_path() {
   if (const char* env = std::getenv("PACER_PYTHON_BRIDGE"); env && *env) return env;
   const std::string here = executable_folder();

@@ -7,10 +7,9 @@
 //   if (pacer::is_python_submission(value)) name = pacer::load_python_submission(value);  // "nadamw.py"
 #include <string>
 
-namespace pacer {
+#include "catalog/plugin_records.h"  // is_python_submission
 
-// A value naming a .py file, or a folder with a submission.py in it.
-bool is_python_submission(const std::string& value);
+namespace pacer {
 
 // Loads (once per file) and registers the submission; returns its algorithm name. InputError
 // naming the file when the bridge is missing, Python cannot import torch, the file does not load

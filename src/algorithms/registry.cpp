@@ -1,5 +1,6 @@
 #include "algorithms/registry.h"
 
+#include <map>
 #include <mutex>
 #include <utility>
 
@@ -19,70 +20,58 @@
 namespace pacer {
 namespace {
 
-struct Registry;
-void add(Registry& r, const std::string& name, AlgorithmFactory factory);
-
-// The built-ins.
-struct Registry {
-  Registry() {
-    add(*this, "sgd", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::none); });
-    add(*this, "momentum", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::heavy_ball); });
-    add(*this, "nesterov", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::nesterov); });
-    add(*this, "adam", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adam); });
-    add(*this, "adamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adamw); });
-    add(*this, "nadamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::nadamw); });
+// The factories, by name: the built-ins (under their catalog names) and the registered ones.
+struct Factories {
+  Factories() {
+    add("sgd", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::none); });
+    add("momentum", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::heavy_ball); });
+    add("nesterov", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::nesterov); });
+    add("adam", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adam); });
+    add("adamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adamw); });
+    add("nadamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::nadamw); });
     // The state-of-the-art baselines (docs/algorithms.md).
     for (auto recipe : {lamb_recipe, lion_recipe, adafactor_recipe, ademamix_recipe, muon_recipe,
                         schedule_free_adamw_recipe, shampoo_recipe, soap_recipe}) {
       TensorwiseRecipe r = recipe();
-      const std::string name = r.name;
-      add(*this, name, [r] { return std::make_unique<TensorwiseAlgorithm>(r); });
+      add(r.name, [r] { return std::make_unique<TensorwiseAlgorithm>(r); });
     }
-    add(*this, "sam", [] { return std::make_unique<SamAlgorithm>(); });
+    add("sam", [] { return std::make_unique<SamAlgorithm>(); });
+  }
+  void add(const std::string& name, AlgorithmFactory factory) {
+    builtin_algorithm(name);  // Error if the catalog does not list it
+    by_name.emplace(name, std::move(factory));
   }
   std::mutex mutex;
-  std::vector<std::pair<std::string, AlgorithmFactory>> entries;  // registration order
+  std::map<std::string, AlgorithmFactory> by_name;
 };
 
-void add(Registry& r, const std::string& name, AlgorithmFactory factory) {
-  if (name.empty()) throw Error("register_algorithm: empty name");
-  if (!factory) throw Error("register_algorithm: '" + name + "' has no factory");
-  for (const auto& [n, f] : r.entries) {
-    if (n == name) throw Error("register_algorithm: the name '" + name + "' is already taken");
-  }
-  r.entries.emplace_back(name, std::move(factory));
-}
-
 // Built on first use, so registration from other translation units never races static init.
-Registry& registry() {
-  static Registry r;
-  return r;
+Factories& factories() {
+  static Factories f;
+  return f;
 }
 
 }  // namespace
 
 void register_algorithm(const std::string& name, AlgorithmFactory factory) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  add(r, name, std::move(factory));
-}
-
-std::vector<std::string> algorithm_names() {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [n, f] : r.entries) names.push_back(n);
-  return names;
+  if (name.empty()) throw Error("register_algorithm: empty name");
+  if (!factory) throw Error("register_algorithm: '" + name + "' has no factory");
+  Factories& f = factories();
+  std::lock_guard<std::mutex> lock(f.mutex);
+  // The catalog describes it from an instance, when asked.
+  register_algorithm_info(name, [name, factory] {
+    const std::unique_ptr<TrainingAlgorithm> algorithm = factory();
+    return AlgorithmInfo{name, algorithm->description(), algorithm->hyperparameter_specs()};
+  });  // Error for a taken name: nothing is added
+  f.by_name.emplace(name, std::move(factory));
 }
 
 std::unique_ptr<TrainingAlgorithm> create_algorithm(const std::string& name) {
   AlgorithmFactory factory;
   {
-    Registry& r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    for (const auto& [n, f] : r.entries) {
-      if (n == name) factory = f;
-    }
+    Factories& f = factories();
+    std::lock_guard<std::mutex> lock(f.mutex);
+    if (const auto it = f.by_name.find(name); it != f.by_name.end()) factory = it->second;
   }
   if (!factory) {
     std::string valid;
@@ -90,17 +79,6 @@ std::unique_ptr<TrainingAlgorithm> create_algorithm(const std::string& name) {
     throw InputError("unknown algorithm '" + name + "' (valid: " + valid + ")");
   }
   return factory();
-}
-
-AlgorithmInfo algorithm_info(const std::string& name) {
-  auto algorithm = create_algorithm(name);
-  return {name, algorithm->description(), algorithm->hyperparameter_specs()};
-}
-
-std::vector<AlgorithmInfo> algorithm_infos() {
-  std::vector<AlgorithmInfo> infos;
-  for (const auto& n : algorithm_names()) infos.push_back(algorithm_info(n));
-  return infos;
 }
 
 }  // namespace pacer

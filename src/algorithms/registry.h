@@ -1,28 +1,21 @@
 #pragma once
-// Training algorithms by name: a registration function fills the table (the built-ins register
-// themselves on first use; an out-of-tree algorithm registers the same way), and every command
-// looks names up here. Listing and looking up declarations need no torch.
+// Creating training algorithms by name: each built-in of the catalog (catalog/algorithm_infos.h,
+// where names, descriptions and hyperparameters are listed without torch) has its factory here;
+// an out-of-tree algorithm (a plugin, a Python submission) registers its factory, which also
+// enters its name in the catalog.
 //
 //   pacer::register_algorithm("my_sgd", [] { return std::make_unique<MySgd>(); });
 //   auto algorithm = pacer::create_algorithm("my_sgd");
-//   for (const auto& info : pacer::algorithm_infos()) std::cout << info.name << "\n";
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
+#include "catalog/algorithm_infos.h"
 #include "core/export.h"
-#include "core/hyperparameters.h"
 
 namespace pacer {
 
 class TrainingAlgorithm;
-
-struct AlgorithmInfo {
-  std::string name;
-  std::string description;
-  std::vector<HyperparameterSpec> hyperparameters;
-};
 
 using AlgorithmFactory = std::function<std::unique_ptr<TrainingAlgorithm>()>;
 
@@ -30,10 +23,7 @@ using AlgorithmFactory = std::function<std::unique_ptr<TrainingAlgorithm>()>;
 // Exported (PACER_API): the Python bridge registers each submission it loads.
 PACER_API void register_algorithm(const std::string& name, AlgorithmFactory factory);
 
-std::vector<std::string> algorithm_names();  // in registration order
-std::vector<AlgorithmInfo> algorithm_infos();
-// InputError listing the valid names when `name` is unknown (both).
-AlgorithmInfo algorithm_info(const std::string& name);
+// InputError listing the valid names when `name` is unknown.
 std::unique_ptr<TrainingAlgorithm> create_algorithm(const std::string& name);
 
 }  // namespace pacer

@@ -2,8 +2,9 @@
 
 #include <ATen/ATen.h>
 
-#include "algorithms/gradient_computer.h"
 #include "algorithms/device_scalars.h"
+#include "algorithms/gradient_computer.h"
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -29,23 +30,10 @@ at::Tensor sam_ascend(at::Tensor& params, const at::Tensor& grads, const SamOpti
   return saved;
 }
 
-std::string SamAlgorithm::description() const {
-  return "SAM: gradient at the worst nearby point (rho), over AdamW (davda54/sam); two passes per step, warmup + cosine";
-}
+std::string SamAlgorithm::description() const { return builtin_algorithm(name()).description; }
 
 std::vector<HyperparameterSpec> SamAlgorithm::hyperparameter_specs() const {
-  std::vector<HyperparameterSpec> specs = {
-      {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate of the AdamW step"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-      {"rho", 0.05, 0.0, 100.0, "radius of the perturbation"},
-      {"adaptive", 0.0, 0.0, 1.0, "1: adaptive SAM (ASAM), the perturbation scaled by |w|"},
-  };
-  auto common = common_specs();
-  specs.insert(specs.end(), common.begin(), common.end());
-  return specs;
+  return builtin_algorithm(name()).info().hyperparameters;  // catalog/algorithm_infos.cpp
 }
 
 LearningRateSchedule SamAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/builtin_recipe.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -83,24 +84,7 @@ void ScheduleFreeAdamwRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe schedule_free_adamw_recipe() {
-  TensorwiseRecipe r;
-  r.name = "schedule_free_adamw";
-  r.description =
-      "Schedule-Free AdamW: no decay, evaluation at the averaged x (facebookresearch/schedule_free), "
-      "defaults = the AlgoPerf self-tuning submission";
-  // Defaults: the AlgoPerf v0.5 self-tuning submission (lr 0.0025, beta2 0.99552, weight decay
-  // 0.08121, warmup 2% of 0.75 x step hint, label smoothing 0.2).
-  r.hyperparameters = {
-      {"learning_rate", 0.0025, 0.0, 10.0, "learning rate after the warmup"},
-      {"one_minus_beta1", 0.1, 1e-6, 1.0, "1 - beta1 (y's interpolation between x and z)"},
-      {"beta2", 0.99552, 0.0, 1.0, "second-moment decay", false, true},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment", true, false},
-      {"weight_decay", 0.08121, 0.0, 10.0, "weight decay, applied at y"},
-      {"r", 0.0, 0.0, 10.0, "polynomial weighting k^r of the average"},
-      {"weight_lr_power", 2.0, 0.0, 10.0, "weighting lr_max^p of the average"},
-      {"warmup_factor", 0.015, 0.0, 1.0, "warmup steps as a fraction of the step hint (then constant)"},
-  };
-  r.common_defaults = {{"label_smoothing", 0.2}};
+  TensorwiseRecipe r = builtin_recipe("schedule_free_adamw");
   r.cosine_decay = false;
   r.warmup_from_first_step = true;
   r.recompute_batch_norm_for_eval = true;

@@ -24,7 +24,7 @@
 #include "models/flat_parameters.h"
 #include "models/network.h"
 #include "workloads/workload.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 namespace sdk_layout_detail {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/builtin_recipe.h"
 #include "algorithms/symmetric_eigh.h"
 #include "algorithms/device_scalars.h"
 #include "core/error.h"
@@ -233,31 +234,7 @@ void ShampooRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe shampoo_recipe() {
-  TensorwiseRecipe r;
-  r.name = "shampoo";
-  r.description =
-      "Distributed Shampoo: blocked Kronecker-factored preconditioner, Adam grafting (facebookresearch/optimizers); "
-      "defaults = AlgoPerf v0.6 submission's first point, warmup + cosine";
-  // Defaults: the first point of the AlgoPerf v0.6 external-tuning submission (spaces/shampoo.json).
-  r.hyperparameters = {
-      {"learning_rate", 0.0017486387539278373, 0.0, 100.0, "peak learning rate"},
-      {"one_minus_beta1", 0.06733926164, 0.0, 1.0, "1 - beta1 (EMA of the preconditioned gradient; 1: none)"},
-      {"beta2", 1.0 - 0.00448403102, 0.0, 1.0, "EMA of the Kronecker factors and of Adam grafting (1: sum)"},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the factors' diagonal before the inverse root"},
-      {"momentum", 0.0, 0.0, 1.0, "momentum on the grafted direction (0: none)"},
-      {"nesterov", 1.0, 0.0, 1.0, "1: Nesterov momentum"},
-      {"ema_momentum", 1.0, 0.0, 1.0, "1: momentum as an EMA (the v0.6 submission's)"},
-      {"nadam", 1.0, 0.0, 1.0, "1: NAdam-style look-ahead of the filtered gradient (the v0.6 submission's)"},
-      {"weight_decay", 0.08121616522670176, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.02, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-      {"max_preconditioner_dim", 1024.0, 1.0, 65536.0, "largest block side"},
-      {"precondition_frequency", 100.0, 1.0, 1e9, "steps between inverse-root refreshes"},
-      {"start_preconditioning_step", -1.0, -1.0, 1e9, "grafted method alone before this step (-1: the frequency)"},
-      {"sgd_grafting", 0.0, 0.0, 1.0, "1: graft onto SGD's step norm instead of Adam's"},
-      {"grafting_epsilon", 1e-8, 0.0, 1.0, "epsilon of Adam grafting"},
-      {"inverse_root_override", 0.0, 0.0, 64.0, "root of every factor's inverse (0: 2 x block order)"},
-  };
-  r.common_defaults = {{"dropout_rate", 0.1}};
+  TensorwiseRecipe r = builtin_recipe("shampoo");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     ShampooOptions o;
     o.beta1 = 1.0 - hp.get("one_minus_beta1");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "algorithms/builtin_recipe.h"
 #include "algorithms/symmetric_eigh.h"
 #include "core/error.h"
 
@@ -149,20 +150,7 @@ void SoapRule::load_state(const NamedTensors& state) {
 }
 
 TensorwiseRecipe soap_recipe() {
-  TensorwiseRecipe r;
-  r.name = "soap";
-  r.description = "SOAP: Adam in the eigenbasis of Shampoo's factors (nikhilvyas/SOAP), warmup + cosine";
-  r.hyperparameters = {
-      {"learning_rate", 3e-3, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.05, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.95, 0.0, 1.0, "second-moment decay", false, true},
-      {"shampoo_beta", -1.0, -1.0, 1.0, "EMA of the factors (-1: beta2)"},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment", true, false},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
-      {"precondition_frequency", 10.0, 1.0, 1e9, "steps between eigenbasis refreshes"},
-      {"max_precond_dim", 10000.0, 1.0, 65536.0, "larger dimensions are not rotated"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-  };
+  TensorwiseRecipe r = builtin_recipe("soap");
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     SoapOptions o;
     o.beta1 = 1.0 - hp.get("one_minus_beta1");

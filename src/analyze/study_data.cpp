@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "core/json_input.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

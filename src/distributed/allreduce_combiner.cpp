@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "distributed/adasum_combiner.h"
-#include "distributed/combiner_names.h"
+#include "catalog/combiner_names.h"
 
 namespace pacer {
 

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "distributed/communicator.h"
-#include "distributed/data_parallel_spec.h"
+#include "catalog/data_parallel_spec.h"
 #include "distributed/gradient_combiner.h"
 
 namespace pacer {

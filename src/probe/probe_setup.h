@@ -13,7 +13,7 @@
 
 #include "core/hyperparameters.h"
 #include "core/progress.h"
-#include "workloads/workload_options.h"
+#include "catalog/workload_options.h"
 
 namespace pacer {
 

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/plugin_loader.h"
+#include "catalog/combiner_names.h"
+#include "catalog/plugin_records.h"
+#include "catalog/workload_specs.h"
 #include "core/error.h"
 #include "core/format.h"
-#include "distributed/combiner_names.h"
 #include "scale/geometric_eval_steps.h"
 #include "scale/scale_experiment.h"
-#include "workloads/registry.h"
-#include "workloads/training_set_size.h"
 
 namespace pacer {
 namespace {
@@ -37,7 +36,7 @@ int64_t parse_positive(const std::string& text, const std::string& what) {
 std::vector<std::string> resolved_algorithms(const std::vector<std::string>& given) {
   std::vector<std::string> algorithms = non_empty(given);
   if (algorithms.empty()) throw InputError("-a: no algorithm given");
-  for (auto& name : algorithms) name = resolve_algorithm(name);  // names or plugin libraries
+  for (auto& name : algorithms) name = algorithm_name_of(name);  // names, or files the command loaded
   for (auto it = algorithms.begin(); it != algorithms.end(); ++it) {  // one study per algorithm: a repeat would merge two
     if (std::find(algorithms.begin(), it, *it) != it) throw InputError("-a: '" + *it + "' is given twice");
   }
@@ -156,7 +155,7 @@ std::vector<int64_t> parse_batch_sizes(const std::string& text) {
   return out;
 }
 
-ScalePlan plan_scale(const ScaleRequest& request) {
+ScalePlan plan_scale(const ScaleRequest& request, const TrainingSetSize& training_set_size) {
   const WorkloadSpec& spec = workload_spec(request.workload);
   ScalePlan plan;
   plan.algorithms = resolved_algorithms(request.algorithms);

@@ -10,12 +10,13 @@
 //   request.algorithms = {"nadamw"};
 //   request.batch_sizes = "64:1024";
 //   request.max_steps = 2000;
-//   const pacer::ScalePlan plan = pacer::plan_scale(request);   // InputError naming the culprit
+//   const pacer::ScalePlan plan = pacer::plan_scale(request, pacer::training_set_size);   // InputError naming the culprit
 //   pacer::StudyStore store("runs/scale.db");
 //   const auto studies = pacer::plan_sweeps(store, plan.sweeps);
 //   pacer::run_tuning_worker(store.path(), studies, {});
 //   const auto report = pacer::read_scaling_study(store, studies, plan.goal, {0.8, 0.2});
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ std::vector<int64_t> parse_batch_sizes(const std::string& text);
 // Validated before any store exists: names, counts, thresholds, the goal's metric and value, batch
 // sizes the training set can fill (it loads the workload's data) and that split into the shards
 // asked for, the spaces. InputError naming the culprit.
-ScalePlan plan_scale(const ScaleRequest& request);
+// How many training examples a workload has: loading it is the training layer's (the caller passes
+// workloads/training_set_size.h's training_set_size). Asked once everything else is checked.
+using TrainingSetSize =
+    std::function<int64_t(const std::string& workload, const std::string& data_dir, const std::string& device)>;
+ScalePlan plan_scale(const ScaleRequest& request, const TrainingSetSize& training_set_size);
 
 }  // namespace pacer

@@ -11,7 +11,7 @@
 #include "core/json_input.h"
 #include "core/format.h"
 #include "scale/scale_experiment.h"
-#include "tune/tuning_worker.h"
+#include "tune/worker_options.h"
 #include "scale/scaling_page.h"
 #include "tune/sweep.h"
 

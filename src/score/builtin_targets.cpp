@@ -1,7 +1,7 @@
 #include "score/targets.h"
 
 #include "score/pace.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 

@@ -29,7 +29,7 @@
 #include "tune/board.h"
 #include "tune/board_part.h"
 #include "tune/study_summary.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

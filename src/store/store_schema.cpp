@@ -71,7 +71,7 @@ CREATE TABLE evals(
   metrics TEXT NOT NULL,
   PRIMARY KEY(trial_id, attempt, eval_index));
 )sql",
-    // 2026-11-27: the column holds a TrialSpec (train/trial_spec.h): name it so; and an eval row
+    // 2026-11-27: the column holds a TrialSpec (catalog/trial_spec.h): name it so; and an eval row
     // keeps the whole EvalRecord (core/eval_record.h), its preemption count included.
     R"sql(
 ALTER TABLE studies RENAME COLUMN trial_options TO trial_spec;

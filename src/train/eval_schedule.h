@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 
 namespace pacer {
 

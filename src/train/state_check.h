@@ -29,7 +29,7 @@
 #include "algorithms/registry.h"  // AlgorithmFactory
 #include "algorithms/training_algorithm.h"
 #include "core/hyperparameters.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "workloads/workload.h"
 
 namespace pacer {

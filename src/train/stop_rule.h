@@ -18,8 +18,8 @@
 
 #include "algorithms/runner_state.h"
 #include "train/stop_reason.h"
-#include "train/trial_spec.h"
-#include "workloads/workload_spec.h"
+#include "catalog/trial_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 
@@ -39,7 +39,7 @@ class StopRule {
 
 using StopRules = std::vector<std::shared_ptr<const StopRule>>;
 
-// A rule from a predicate on the progress (the built-ins below and racing's, tune/racing.h, are each
+// A rule from a predicate on the progress (the built-ins below and racing's, run/racing.h, are each
 // one of these): it fires with `reason` when the predicate holds.
 template <typename Predicate>
 class PredicateRule : public StopRule {

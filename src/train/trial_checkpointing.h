@@ -22,8 +22,8 @@
 #include "core/hyperparameters.h"
 #include "models/network.h"
 #include "train/checkpoint.h"
-#include "train/trial_spec.h"
-#include "workloads/workload_spec.h"
+#include "catalog/trial_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

@@ -12,7 +12,7 @@
 #include "core/eval_record.h"
 #include "core/trial_outcome.h"
 #include "train/stop_reason.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

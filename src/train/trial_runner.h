@@ -7,7 +7,7 @@
 // non-finite loss, parameter or eval loss ends the trial as "diverged".
 //
 // The loop is made of parts, each in its own file: the trial spec (what to measure,
-// train/trial_spec.h), the eval schedule (train/eval_schedule.h), the stop rules
+// catalog/trial_spec.h), the eval schedule (train/eval_schedule.h), the stop rules
 // (train/stop_rule.h), the lock-step points of data-parallel processes (train/rank_sync.h) and
 // the observers that log, record and show it (train/trial_observer.h).
 //
@@ -31,7 +31,7 @@
 #include "train/stop_rule.h"
 #include "train/trial_observer.h"
 #include "train/trial_result.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "workloads/workload.h"
 
 namespace pacer {

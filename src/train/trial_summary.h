@@ -7,7 +7,7 @@
 #include <string>
 
 #include "train/trial_result.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

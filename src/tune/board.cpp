@@ -8,11 +8,11 @@
 #include <map>
 #include <set>
 
-#include "algorithms/plugin_loader.h"
+#include "catalog/plugin_records.h"
 #include "core/error.h"
 #include "tune/search_space.h"
 #include "tune/sweep.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

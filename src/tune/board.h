@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "store/study_store.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "tune/ruleset.h"
 
 namespace pacer {

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "algorithms/plugin_loader.h"
-#include "algorithms/registry.h"
+#include "catalog/plugin_records.h"
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
 #include "score/store_source.h"
 #include "tune/ruleset.h"
-#include "workloads/suites.h"
+#include "catalog/suites.h"
 
 namespace pacer {
 namespace {
@@ -23,7 +23,7 @@ void choose_what_runs(const BoardRequest& request, BoardSetup& setup) {
   if (newcomer && request.algorithms.empty())
     throw InputError("--against: give the algorithm(s) to rank with -a (a name or a plugin library)");
   spec.algorithms = request.algorithms.empty() ? algorithm_names() : request.algorithms;
-  for (auto& name : spec.algorithms) name = resolve_algorithm(name);  // a name or a plugin library
+  for (auto& name : spec.algorithms) name = algorithm_name_of(name);  // a name, or a file the command loaded
   spec.self_tuning = spec.external = false;
   const std::vector<std::string> rulesets =
       request.rulesets.value_or(newcomer ? std::vector<std::string>{"external"} : std::vector<std::string>{"self", "external"});
@@ -61,7 +61,7 @@ BoardSetup make_board_setup(const BoardRequest& request) {
   for (const auto& s : request.spaces) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) throw InputError("--space '" + s + "': give ALGORITHM=FILE");
-    spec.space_files[resolve_algorithm(s.substr(0, eq))] = s.substr(eq + 1);
+    spec.space_files[algorithm_name_of(s.substr(0, eq))] = s.substr(eq + 1);
   }
   if (!request.name.empty()) {
     if (spec.algorithms.size() != 1)
@@ -82,29 +82,11 @@ BoardSetup make_board_setup(const BoardRequest& request) {
   return setup;
 }
 
-WorkerReport run_board_worker(const std::string& store, const BoardPlan& plan, WorkerOptions options) {
-  WorkerReport total;
-  auto add = [&total](const WorkerReport& r) {
-    total.trials_run += r.trials_run;
-    total.trials_raced += r.trials_raced;
-    total.leases_lost += r.leases_lost;
-    total.evals_recorded += r.evals_recorded;
-    total.trial_seconds += r.trial_seconds;
-    total.store_seconds += r.store_seconds;
-    total.store_calls += r.store_calls;
-    total.interrupted = total.interrupted || r.interrupted;
-  };
-  const auto stopped = [&options] { return options.stop_requested && *options.stop_requested; };
-  options.wait_for_others = false;
-  for (const auto& phase : plan.phases) {
-    if (stopped()) break;
-    if (options.progress) options.progress->log((options.label.empty() ? "" : options.label + ": ") + "phase " + phase.label);
-    add(run_tuning_worker(store, phase.studies, options));
-    if (total.interrupted) return total;
-  }
-  options.wait_for_others = true;
-  if (!stopped()) add(run_tuning_worker(store, plan.studies(), options));
-  return total;
+std::vector<std::string> named_algorithms(const BoardRequest& request) {
+  std::vector<std::string> names = request.algorithms;
+  for (const auto& s : request.spaces)
+    if (const auto eq = s.find('='); eq != std::string::npos) names.push_back(s.substr(0, eq));
+  return names;
 }
 
 std::string BoardResults::markdown() const {

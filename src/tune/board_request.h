@@ -2,7 +2,7 @@
 // `pacer board` as a library call. A BoardRequest says what the user asks (algorithms, workloads
 // or a suite, parts, counts, seeds, spaces, a board to rank against, the trial settings);
 // make_board_setup checks it and turns it into a BoardSpec with nothing written. Each worker then
-// runs its share phase by phase (run_board_worker), and board_results reads what the store holds,
+// runs its share phase by phase (run/board_worker.h), and board_results reads what the store holds,
 // complete or not: each part's scores, the step costs, the stability over studies.
 //
 //   pacer::BoardRequest request;
@@ -20,11 +20,11 @@
 
 #include "score/rules.h"
 #include "store/study_store.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "tune/board.h"
 #include "tune/board_results.h"
 #include "tune/board_stability.h"
-#include "tune/tuning_worker.h"
+#include "tune/worker_options.h"
 
 namespace pacer {
 
@@ -61,6 +61,9 @@ struct BoardSetup {
 // The spec of a request, validated (names, spaces, counts, the compared board): InputError naming
 // the culprit; nothing written.
 BoardSetup make_board_setup(const BoardRequest& request);
+// Every value of the request that names an algorithm (-a and --space's ALGORITHM): the command
+// loads the files among them (plugins, Python submissions) before make_board_setup.
+std::vector<std::string> named_algorithms(const BoardRequest& request);
 
 // The line a board starts with: its size, its parts, what the store holds and the estimate left,
 // e.g. "pacer board: 15 algorithms x 5 workloads, parts: self external rerun1; 3 studies x 5
@@ -68,11 +71,6 @@ BoardSetup make_board_setup(const BoardRequest& request);
 // left (10h05m with 2 workers)".
 std::string board_headline(const BoardSetup& setup, const BoardPlan& plan, const BoardProgress& before,
                            const std::string& store_path, int workers);
-
-// One worker's share of the board: phase by phase, moving on when a phase has nothing left to
-// claim (other workers finish what they hold), then once more over everything, waiting for the
-// trials others still run and taking over any whose worker died.
-WorkerReport run_board_worker(const std::string& store, const BoardPlan& plan, WorkerOptions options);
 
 // What the store holds now, complete or not.
 struct BoardResults {

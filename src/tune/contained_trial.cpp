@@ -8,11 +8,11 @@
 #include <optional>
 #include <sstream>
 
-#include "algorithms/plugin_loader.h"
+#include "catalog/plugin_records.h"
 #include "core/error.h"
-#include "train/trial_spec.h"
-#include "tune/tuning_worker.h"
-#include "workloads/registry.h"
+#include "catalog/trial_spec.h"
+#include "tune/worker_options.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

@@ -24,7 +24,7 @@ namespace pacer {
 
 struct WorkerOptions;
 
-// A Python submission or a plugin (algorithms/plugin_loader.h's plugin_of): code Pacer did not
+// A Python submission or a plugin (catalog/plugin_records.h's plugin_of): code Pacer did not
 // build runs in the trial.
 bool runs_contained(const std::string& algorithm);
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/registry.h"
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

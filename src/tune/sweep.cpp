@@ -4,11 +4,11 @@
 
 #include <map>
 
-#include "algorithms/plugin_loader.h"
-#include "algorithms/registry.h"
+#include "catalog/plugin_records.h"
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
 #include "core/seed.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "store/study_store.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "tune/ruleset.h"
 #include "tune/sampler.h"
 #include "tune/search_space.h"

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "algorithms/registry.h"
-#include "workloads/registry.h"
+#include "catalog/algorithm_infos.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/plugin_loader.h"
+#include "catalog/plugin_records.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "tune/study_summary.h"
-#include "workloads/suites.h"
+#include "catalog/suites.h"
 
 namespace pacer {
 namespace {
@@ -38,7 +38,7 @@ TunePlan plan_tune(const TuneRequest& request) {
   plan.suite = request.suite;
   const std::vector<std::string> workloads = planned_workloads(request, plan);
   plan.ruleset = request.ruleset;
-  plan.algorithm = resolve_algorithm(request.algorithm);  // loads a plugin or a Python submission
+  plan.algorithm = algorithm_name_of(request.algorithm);  // a name, or a file the command loaded
   plan.experiment = request.experiment.empty() ? plan.algorithm : request.experiment;
   plan.space_file = request.space_file;
   // A Python submission in AlgoPerf's layout brings its own search space.

@@ -3,7 +3,7 @@
 // the algorithm, the ruleset and rules, the space, counts, seeds, the trial settings); plan_tune
 // turns it into the sweeps to run and checks everything it can before anything is written, so
 // bad input never leaves a store or a log folder behind. The caller then plans the sweeps into a
-// store and runs tuning workers over them (tune/sweep.h, tune/tuning_worker.h).
+// store and runs tuning workers over them (tune/sweep.h, run/tuning_worker.h).
 //
 //   pacer::TuneRequest request;
 //   request.workloads = {"fmnist_mlp"};
@@ -20,12 +20,12 @@
 
 #include "score/rules.h"
 #include "store/study_store.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "tune/ruleset.h"
 #include "tune/sampler.h"
 #include "tune/scientific.h"
 #include "tune/sweep.h"
-#include "tune/tuning_worker.h"
+#include "tune/worker_options.h"
 
 namespace pacer {
 

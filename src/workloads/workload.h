@@ -20,7 +20,7 @@
 #include "core/export.h"
 #include "data/tensor_dataset.h"
 #include "models/network.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

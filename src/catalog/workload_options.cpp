@@ -1,10 +1,10 @@
-#include "workloads/workload_options.h"
+#include "catalog/workload_options.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "core/error.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

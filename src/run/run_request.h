@@ -21,9 +21,9 @@
 #include "core/hyperparameters.h"
 #include "core/progress.h"
 #include "train/trial_result.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "train/trial_writer.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

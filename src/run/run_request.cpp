@@ -1,4 +1,4 @@
-#include "tune/run_request.h"
+#include "run/run_request.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include "core/machine_load.h"
 #include "core/folder_lock.h"
 #include "distributed/c10d_communicator.h"
-#include "distributed/combiner_names.h"
+#include "catalog/combiner_names.h"
 #include "distributed/dist_environment.h"
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"

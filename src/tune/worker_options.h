@@ -1,20 +1,15 @@
 #pragma once
-// A tuning worker: claims trials of the given studies from the store one at a time, runs each
-// with the trial runner, streams its evals into the store, and records the outcome. It holds a
-// lease on the running trial and renews it from a heartbeat thread; it stops when every trial of
-// the studies is finished (waiting for trials other workers hold, and taking over those whose
-// lease expires), or when asked to stop (Ctrl-C: the running trial is released as interrupted).
-// Several workers, in one or several processes, can share the same studies.
+// What a tuning worker is given and what it reports (run/tuning_worker.h runs it): plain data, so
+// that the use-cases that plan tuning runs and boards (tune/tune_request.h, board_request.h) and
+// the CLI's worker processes describe workers without the training layer.
 //
 //   pacer::WorkerOptions options;
 //   options.out_dir = "runs/tune";  // reference layout: study_<k>/<workload>_libtorch/trial_<i>/
-//   pacer::WorkerReport report = pacer::run_tuning_worker("runs/tune.db", studies, options);
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/clock.h"
 #include "core/progress.h"
@@ -72,17 +67,8 @@ struct WorkerReport {
   bool interrupted = false;      // stopped by stop_requested before the studies finished
 };
 
-// Error once it has lost the lease of this many trials in a row (see lost leases in the .cpp).
+// Error once it has lost the lease of this many trials in a row (see lost leases in run/tuning_worker.cpp).
 constexpr int kLeasesLostInARowLimit = 3;
-
-WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
-                               const WorkerOptions& options);
-
-// A contained trial's process (`pacer contained-trial`): runs the trial STUDY_ID/TRIAL_ID that a
-// worker claimed under OWNER, as that worker would in process. Returns the exit status: 0 recorded,
-// 130 interrupted (released), 3 the lease was lost.
-int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
-                        const WorkerOptions& options);
 
 // The reference layout folder of a trial: <out>/study_<k>/<workload>_libtorch/trial_<i>.
 std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index,

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/export.h"
-#include "workloads/workload_options.h"
+#include "catalog/workload_options.h"
 
 namespace pacer {
 
@@ -30,7 +30,7 @@ struct PACER_API WorkloadSpec {
   double eval_period_sec = 0.0;  // wall time between evals (AlgoPerf rule)
   int64_t reference_batch_size = 0;  // the batch size the baselines use
   std::string targets_source;        // where the targets came from (docs/targets.md)
-  std::vector<WorkloadOptionSpec> options;  // tunable model options (workloads/workload_options.h)
+  std::vector<WorkloadOptionSpec> options;  // tunable model options (catalog/workload_options.h)
   std::vector<std::string> metrics;  // what each eval split reports (without "validation/"); empty: undeclared
 
   bool is_variant() const { return !base_workload.empty(); }

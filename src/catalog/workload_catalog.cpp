@@ -1,9 +1,9 @@
-#include "workloads/workload_catalog.h"
+#include "catalog/workload_catalog.h"
 
 #include <cstdio>
 
-#include "workloads/registry.h"
-#include "workloads/suites.h"
+#include "catalog/workload_specs.h"
+#include "catalog/suites.h"
 
 namespace pacer {
 namespace {

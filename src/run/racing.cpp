@@ -1,4 +1,4 @@
-#include "tune/racing.h"
+#include "run/racing.h"
 
 #include <chrono>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "workloads/suites.h"
+#include "catalog/suites.h"
 
 #include <random>
 
 #include "core/error.h"
-#include "workloads/registry.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {

@@ -1,4 +1,4 @@
-#include "tune/target_setting_run.h"
+#include "run/target_setting_run.h"
 
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/clock.h"
-#include "distributed/data_parallel_spec.h"
-#include "workloads/workload_options.h"
-#include "workloads/workload_spec.h"
+#include "catalog/data_parallel_spec.h"
+#include "catalog/workload_options.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 
@@ -56,7 +56,7 @@ struct TrialSpec {
   // A scaling study only needs the split of its goal, which makes its evals several times cheaper.
   std::vector<EvalSplit> eval_splits;
   DataParallelSpec data_parallel;
-  // The workload's model options (workloads/workload_options.h), e.g. {"activation": "tanh"}:
+  // The workload's model options (catalog/workload_options.h), e.g. {"activation": "tanh"}:
   // the scientific hyperparameter of an incremental tuning round.
   WorkloadOptions workload_options;
   // What submission time is measured by: the wall clock (AlgoPerf's) or this process's CPU time,

@@ -1,10 +1,9 @@
-#include "algorithms/algorithm_catalog.h"
+#include "catalog/algorithm_catalog.h"
 
 #include <cmath>
 #include <sstream>
 
-#include "algorithms/plugin_loader.h"
-#include "algorithms/python_submission_loader.h"
+#include "catalog/plugin_records.h"
 
 namespace pacer {
 namespace {
@@ -12,22 +11,6 @@ namespace {
 nlohmann::ordered_json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
 
 }  // namespace
-
-std::vector<AlgorithmInfo> named_algorithm_infos(const std::vector<std::string>& values) {
-  if (values.empty()) return algorithm_infos();
-  std::vector<std::string> names;  // a library may define several
-  for (const auto& value : values) {
-    if (is_plugin_reference(value) && value.find(".so:") == std::string::npos && !is_python_submission(value)) {
-      const LoadedPlugin& plugin = load_algorithm_plugin(value);
-      names.insert(names.end(), plugin.algorithms.begin(), plugin.algorithms.end());
-    } else {
-      names.push_back(resolve_algorithm(value));
-    }
-  }
-  std::vector<AlgorithmInfo> infos;
-  for (const auto& name : names) infos.push_back(algorithm_info(name));
-  return infos;
-}
 
 std::string algorithm_catalog_text(const std::vector<AlgorithmInfo>& infos) {
   std::ostringstream s;

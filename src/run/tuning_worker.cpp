@@ -1,4 +1,4 @@
-#include "tune/tuning_worker.h"
+#include "run/tuning_worker.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -17,9 +17,9 @@
 #include "core/error.h"
 #include "train/checkpoint.h"
 #include "train/trial_runner.h"
-#include "tune/contained_trial.h"
-#include "tune/racing.h"
 #include "core/child_processes.h"
+#include "run/racing.h"
+#include "tune/contained_trial.h"
 #include "tune/sweep.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
@@ -167,12 +167,6 @@ class StoreRecorder : public TrialObserver {
 };
 
 }  // namespace
-
-std::string trial_folder(const std::string& out_dir, const StudyRecord& study, int64_t trial_index,
-                         bool experiment_folder) {
-  return out_dir + (experiment_folder ? "/" + study.experiment : std::string()) + "/study_" + std::to_string(study.study_index) + "/" + study.workload + "_libtorch/trial_" +
-         std::to_string(trial_index);
-}
 
 namespace {
 

@@ -14,9 +14,9 @@
 
 #include "store/study_store.h"
 #include "train/stop_rule.h"
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 #include "tune/race_bounds.h"
-#include "workloads/workload_spec.h"
+#include "catalog/workload_spec.h"
 
 namespace pacer {
 

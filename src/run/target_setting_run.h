@@ -15,7 +15,7 @@
 
 #include "store/study_store.h"
 #include "tune/target_setting.h"
-#include "tune/tuning_worker.h"
+#include "run/tuning_worker.h"
 
 namespace pacer {
 

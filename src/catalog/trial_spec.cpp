@@ -1,4 +1,4 @@
-#include "train/trial_spec.h"
+#include "catalog/trial_spec.h"
 
 #include <nlohmann/json.hpp>
 

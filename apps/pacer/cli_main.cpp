@@ -1,0 +1,145 @@
+#include "cli_main.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <regex>
+#include <string>
+
+#include "input_guards.h"
+#include "training_program.h"
+#include "core/error.h"
+
+namespace {
+
+using Commands = std::vector<std::pair<CLI::App*, pacer::cli::Action>>;
+
+// Every command, in `pacer --help` order. Which of them a program runs itself is what its adders
+// say (main.cpp: the light pacer's; train_main.cpp: all).
+struct CommandEntry {
+  const char* name;
+  const char* what;
+};
+const CommandEntry kCommands[] = {
+    {"list", "List workloads (targets, budgets, variants) and algorithms (hyperparameters)"},
+    {"run", "Run one timed trial: workload x algorithm x hyperparameters x seed"},
+    {"score", "Score submissions from their logs: time-to-target, performance profiles, leaderboard"},
+    {"report", "Write a self-contained HTML report of a `pacer score --out` folder"},
+    {"tune", "Tuning studies (AlgoPerf external/self-tuning rulesets) in a resumable study store"},
+    {"board", "A whole benchmark board: algorithms x suite x rulesets (+ reruns) in one store, resumable, scored"},
+    {"study", "Inspect a study store: pacer study list|show STORE"},
+    {"scale", "Batch-size scaling study: steps-to-result vs batch size, regimes, critical batch size"},
+    {"launch", "Start N local processes of a command as one data-parallel job (torchrun-style)"},
+    {"targets", "Set a workload's targets and budget by AlgoPerf's procedure (resumable)"},
+    {"probe", "Batch-size probe (throughput, memory, bottleneck) or --stability probe"},
+    {"analyze", "The playbook's checks on a tuning study: boundaries, trials, curves"},
+    {"check", "Check that an algorithm's state() holds what its updates depend on (a resume matches)"},
+#ifdef PACER_WITH_SERVE  // off in a device build (PACER_WITH_SERVE=OFF: no cpp-httplib there)
+    {"serve", "Watch a study store live in the browser: studies, leaderboard, trials, curves (read-only)"},
+#endif
+    // Hidden (no group): the process in which a worker runs an untrusted algorithm's trial.
+    {"contained-trial", "A tuning worker's contained trial (internal)"},
+};
+
+// A command this program does not have: listed by --help; never parsed here (run_cli hands its
+// command line to the training program first).
+pacer::cli::Action training_program_command(CLI::App& command, int argc, char** argv) {
+  command.allow_extras();
+  return [argc, argv] { return pacer::cli::exec_training_program(argc, argv); };
+}
+
+Commands add_commands(CLI::App& app, const pacer::cli::CommandAdders& adders, int argc, char** argv) {
+  Commands commands;
+  for (const auto& entry : kCommands) {
+    CLI::App* command = app.add_subcommand(entry.name, entry.what);
+    const auto adder = adders.find(entry.name);
+    commands.emplace_back(command, adder == adders.end() ? training_program_command(*command, argc, argv)
+                                                         : adder->second(*command));
+    if (std::string(entry.name) == "contained-trial") command->group("");
+  }
+  return commands;
+}
+
+// A command of the table that this program has no adder for.
+bool handed_on(const char* word, const pacer::cli::CommandAdders& adders) {
+  for (const auto& entry : kCommands)
+    if (word == std::string(entry.name)) return adders.find(entry.name) == adders.end();
+  return false;
+}
+
+std::string names_of(const std::vector<CLI::App*>& apps) {
+  std::string names;
+  for (const auto* a : apps) names += (names.empty() ? "" : ", ") + a->get_name();
+  return names;
+}
+
+// CLI11's message as one line naming the option, like every other input error.
+std::string parse_error_message(const CLI::ParseError& e, const Commands& commands, int argc, char** argv) {
+  // CLI11 prints a range's open end in full (309 digits for the largest double).
+  std::string message = std::regex_replace(e.what(), std::regex("[0-9]{20,}\\.[0-9]+"), "1.8e308");
+  message = std::regex_replace(message, std::regex("At Most 1 required but received ([0-9]+)"),
+                               "given $1 times; give it once");
+  // `pacer study frob STORE`: CLI11 says only that a subcommand is required.
+  if (message.find("A subcommand is required") != std::string::npos && argc > 2 && argv[2][0] != '-') {
+    for (const auto& [command, action] : commands) {
+      if (command->get_name() != argv[1] || command->get_subcommands({}).empty()) continue;
+      message = std::string("unknown subcommand '") + argv[2] + "' of 'pacer " + argv[1] +
+                "' (subcommands: " + names_of(command->get_subcommands({})) + ")";
+    }
+  }
+  return message;
+}
+
+// The parsed command's action: exit 2 for bad input (InputError), 1 for any other error.
+int run_parsed(const Commands& commands, int argc, char** argv) {
+  try {
+    for (const auto& [command, action] : commands) {
+      if (command->parsed()) return action();
+    }
+  } catch (const pacer::cli::NeedsTrainingProgram&) {
+    return pacer::cli::exec_training_program(argc, argv);
+  } catch (const pacer::InputError& e) {
+    std::fprintf(stderr, "pacer: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pacer: error: %s\n", e.what());
+    return 1;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int pacer::cli::run_cli(int argc, char** argv, const CommandAdders& adders) {
+  if (argc > 1 && handed_on(argv[1], adders)) return exec_training_program(argc, argv);
+  CLI::App app{"pacer: measure, compare and tune neural-network training algorithms by time-to-result"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "pacer 0.1.0");
+  const Commands commands = add_commands(app, adders, argc, argv);
+  pacer::cli::guard_numeric_options(app);
+  // A first word that is neither a command nor an option: say so (CLI11 only says a command is
+  // required).
+  std::vector<CLI::App*> all;
+  for (const auto& c : commands) all.push_back(c.first);
+  const auto known = [&](const char* word) {
+    return std::any_of(all.begin(), all.end(), [&](const CLI::App* c) { return c->get_name() == word; });
+  };
+  if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
+    std::fprintf(stderr, "pacer: error: unknown command '%s' (commands: %s; pacer --help)\n", argv[1],
+                 names_of(all).c_str());
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "pacer: error: %s\n", parse_error_message(e, commands, argc, argv).c_str());
+    return 2;  // usage error
+  }
+  return run_parsed(commands, argc, argv);
+}

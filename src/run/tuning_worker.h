@@ -1,0 +1,30 @@
+#pragma once
+// A tuning worker: claims trials of the given studies from the store one at a time, runs each
+// with the trial runner, streams its evals into the store, and records the outcome. It holds a
+// lease on the running trial and renews it from a heartbeat thread; it stops when every trial of
+// the studies is finished (waiting for trials other workers hold, and taking over those whose
+// lease expires), or when asked to stop (Ctrl-C: the running trial is released as interrupted).
+// Several workers, in one or several processes, can share the same studies.
+//
+//   pacer::WorkerOptions options;
+//   options.out_dir = "runs/tune";  // reference layout: study_<k>/<workload>_libtorch/trial_<i>/
+//   pacer::WorkerReport report = pacer::run_tuning_worker("runs/tune.db", studies, options);
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "store/study_store.h"
+#include "tune/worker_options.h"
+
+namespace pacer {
+
+WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<StudyRecord>& studies,
+                               const WorkerOptions& options);
+
+// A contained trial's process (`pacer contained-trial`): runs the trial STUDY_ID/TRIAL_ID that a
+// worker claimed under OWNER, as that worker would in process. Returns the exit status: 0 recorded,
+// 130 interrupted (released), 3 the lease was lost.
+int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
+                        const WorkerOptions& options);
+
+}  // namespace pacer
