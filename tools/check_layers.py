@@ -5,6 +5,9 @@
 2. The torch-free layers and headers reach no ATen/c10/torch header, directly or through other
    project headers: the CLI, the store, scoring, reports and scaling compile without LibTorch.
 3. No file includes torch/torch.h (a translation unit with it takes ~15 s to compile here).
+4. The build has the same graph (src/CMakeLists.txt): each pacer_layer's USES names only earlier
+   layers, a torch-free layer is not marked TORCH and uses no layer that is, and every layer of
+   LAYERS but python is declared.
 
 Prints every violation as FILE:LINE: message and exits 1 if there is any.
 """
@@ -28,6 +31,35 @@ TORCH_FREE_HEADERS = {
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 TORCH = re.compile(r"^(ATen|c10|torch)/")
+
+
+LAYER_CALL = re.compile(r"pacer_layer\((\w+)(.*?)\n\s*\)", re.S)
+
+
+def cmake_problems(cmake):
+    """The layers' CMake targets: (name, torch, uses) from each pacer_layer(...) call."""
+    text = re.sub(r"#[^\n]*", "", cmake.read_text(encoding="utf-8"))
+    declared = {}
+    for m in LAYER_CALL.finditer(text):
+        name, body = m.group(1), m.group(2)
+        uses = re.search(r"\bUSES\b([^\n]*)", body)
+        declared[name] = (bool(re.match(r"\s*TORCH\b", body)), uses.group(1).split() if uses else [])
+    problems = []
+    for name in LAYERS:
+        if name != "python" and name not in declared:
+            problems.append(f"src/CMakeLists.txt: layer '{name}' has no pacer_layer(...)")
+    for name, (torch, uses) in declared.items():
+        if name not in LAYERS:
+            problems.append(f"src/CMakeLists.txt: pacer_layer({name}) is not a layer of tools/check_layers.py")
+            continue
+        if name in TORCH_FREE_LAYERS and torch:
+            problems.append(f"src/CMakeLists.txt: the torch-free layer '{name}' is marked TORCH")
+        for used in uses:
+            if used not in LAYERS or LAYERS.index(used) >= LAYERS.index(name):
+                problems.append(f"src/CMakeLists.txt: layer '{name}' USES '{used}', which is not an earlier layer")
+            elif name in TORCH_FREE_LAYERS and used not in TORCH_FREE_LAYERS:
+                problems.append(f"src/CMakeLists.txt: the torch-free layer '{name}' USES the torch layer '{used}'")
+    return problems
 
 
 def main() -> int:
@@ -77,6 +109,7 @@ def main() -> int:
             if chain:
                 problems.append(f"src/{name}: must not reach torch, but does: " + " -> ".join(chain))
 
+    problems += cmake_problems(src / "CMakeLists.txt")
     for p in problems:
         print(p)
     print(f"checked {len(files)} files: {len(problems)} violation(s)")
