@@ -205,7 +205,7 @@ TEST_F(DataParallelTest, LaunchForwardsCtrlCAndTheRanksStopTogether) {
   EXPECT_LT(std::chrono::steady_clock::now() - interrupted, std::chrono::seconds(30));
   const std::string log = testing::read_file(dir_ + "/launch.log");
   EXPECT_NE(log.find("pacer launch: interrupt, forwarding to 2 rank(s)"), std::string::npos) << log;
-  EXPECT_NE(log.find("[rank 0] status:              failed (interrupted)"), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 0] status:              interrupted (interrupted)"), std::string::npos) << log;
   EXPECT_NE(log.find("[rank 1] rank 1: finished after"), std::string::npos) << log;
   const std::string trial = testing::read_file(dir_ + "/interrupted/trial.json");
   EXPECT_NE(trial.find("\"stop_reason\": \"interrupted\""), std::string::npos) << trial;

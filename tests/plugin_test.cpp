@@ -205,7 +205,7 @@ TEST_F(PluginTest, TheExampleBuiltOutOfTreeRunsLikeTheSameSourceBuiltIn) {
     StudyStore studies(newcomer, StudyStoreOptions{false});
     int cut = 0;
     for (const auto& study : studies.studies())
-      for (const auto& t : studies.trials(study.id)) cut += t.result && t.result->stop_reason == "race_4x_fastest";
+      for (const auto& t : studies.trials(study.id)) cut += t.result && t.result->stop_reason == pacer::StopReason::race_4x_fastest;
     EXPECT_GT(cut, 0) << r.out << r.err;
   }
 

@@ -213,7 +213,7 @@ class RaceTest : public ::testing::Test {
     StudyStore store(path, StudyStoreOptions{false});
     int64_t n = 0;
     for (const auto& study : store.studies())
-      for (const auto& t : store.trials(study.id)) n += t.result && t.result->stop_reason == reason;
+      for (const auto& t : store.trials(study.id)) n += t.result && to_string(t.result->stop_reason) == reason;
     return n;
   }
 
@@ -258,8 +258,7 @@ TEST_F(RaceTest, RacingChangesNoScoreNoBestTrialAndNoProfileOnEitherAxis) {
       raced_steps += t.result->steps;
       if (t.result->status == TrialStatus::stopped) {
         ++stopped;
-        EXPECT_TRUE(t.result->stop_reason == "race_study_best" || t.result->stop_reason == "race_4x_fastest")
-            << t.result->stop_reason;
+        EXPECT_TRUE(is_race_stop(t.result->stop_reason)) << to_string(t.result->stop_reason);
         EXPECT_EQ(t.status, StoredTrialStatus::complete);
         EXPECT_FALSE(t.result->time_to_target);
       }

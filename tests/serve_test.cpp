@@ -61,7 +61,7 @@ void run_trial(StudyStore& store, const pacer::TrialRecord& trial, const std::st
   if (!finish) return;
   pacer::TrialOutcome o;
   o.status = reached ? pacer::TrialStatus::reached : pacer::TrialStatus::not_reached;
-  o.stop_reason = reached ? "target" : "budget";
+  o.stop_reason = reached ? pacer::StopReason::targets_reached : pacer::StopReason::budget;
   o.steps = 100 * evals;
   o.submission_time = evals;
   o.total_duration = 1.2 * evals;

@@ -157,7 +157,7 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   o.steps = 10;
   o.time_to_target = 0.5;
   o.eval_index_to_target = 0;
-  o.stop_reason = "targets_reached";
+  o.stop_reason = StopReason::targets_reached;
   o.submission_time = 0.75;
   o.threads = 2;
   store.finish_trial(t1->id, me, o);
@@ -166,7 +166,7 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_EQ(ended.status, StoredTrialStatus::complete);
   ASSERT_TRUE(ended.result);
   EXPECT_EQ(ended.result->status, TrialStatus::reached);
-  EXPECT_EQ(ended.result->stop_reason, "targets_reached");
+  EXPECT_EQ(ended.result->stop_reason, StopReason::targets_reached);
   EXPECT_EQ(ended.result->steps, 10);
   EXPECT_EQ(ended.result->submission_time, 0.75);
   EXPECT_EQ(ended.result->time_to_target, std::optional<double>(0.5));
@@ -552,7 +552,7 @@ std::string describe(const StudySnapshot& s) {
     out << t.seed << "|" << to_string(t.status) << "|" << t.attempts << "|" << t.lease_owner << "|";
     for (const auto& v : {t.lease_expires, t.heartbeat_at, t.started_at, t.finished_at}) opt(v);
     if (const auto& r = t.result) {
-      out << to_string(r->status) << "|" << r->stop_reason << "|" << r->message << "|" << r->steps << "|"
+      out << to_string(r->status) << "|" << to_string(r->stop_reason) << "|" << r->message << "|" << r->steps << "|"
           << r->submission_time << "|" << r->eval_time << "|" << r->total_duration << "|";
       for (const auto& v : {r->time_to_target, r->best_validation}) opt(v);
       for (const auto& v : {r->steps_to_target, r->eval_index_to_target}) opt(v);
@@ -617,7 +617,7 @@ std::vector<StudySnapshot> varied_studies(StudyStore& store) {
   }
   TrialOutcome reached;
   reached.status = TrialStatus::reached;
-  reached.stop_reason = "reached targets";
+  reached.stop_reason = StopReason::targets_reached;
   reached.steps = 300;
   reached.submission_time = 0.3;
   reached.time_to_target = 0.25;

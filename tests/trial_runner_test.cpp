@@ -169,8 +169,8 @@ TEST(TrialRunner, EvalsAreOffTheClock) {
   EXPECT_NEAR(r.evals[0].accumulated_submission_time, 0.3, 1e-9);
   EXPECT_NEAR(r.evals[1].accumulated_submission_time, 1.5, 1e-9);
   EXPECT_NEAR(r.evals[2].accumulated_submission_time, 2.7, 1e-9);
-  EXPECT_NEAR(r.accumulated_submission_time, 2.7, 1e-9);
-  EXPECT_NEAR(r.accumulated_eval_time, 15.0, 1e-9);        // three evals of 5 s
+  EXPECT_NEAR(r.submission_time, 2.7, 1e-9);
+  EXPECT_NEAR(r.eval_time, 15.0, 1e-9);        // three evals of 5 s
   EXPECT_NEAR(r.evals[2].total_duration, 2.7 + 15.0, 1e-9);  // wall time includes the evals
 }
 
@@ -197,7 +197,7 @@ TEST(TrialRunner, TheTrialStopsAtItsBudgetWithNoEvalPastIt) {
   EXPECT_EQ(r.steps, 7);
   EXPECT_EQ(r.stop_reason, StopReason::budget);
   EXPECT_EQ(r.status, TrialStatus::not_reached);
-  EXPECT_NEAR(r.accumulated_submission_time, 2.1, 1e-9);
+  EXPECT_NEAR(r.submission_time, 2.1, 1e-9);
 }
 
 TEST(TrialRunner, PreparingForAnEvalThatSpendsTheBudgetEndsTheTrialWithoutTheEval) {
@@ -241,28 +241,29 @@ TEST(TrialRunner, GoalsAreStickyAndTrainingContinuesToTheTestTarget) {
   EXPECT_DOUBLE_EQ(*r.best_validation, 0.95);
 }
 
-// What the study store keeps of a trial is taken from the result as the runner left it.
+// What the study store keeps of a trial is the result as the runner left it: a TrialResult is a
+// TrialOutcome, nothing copied.
 TEST(TrialRunner, TheOutcomeIsTheResultsStatusStopReasonClocksAndTargets) {
   Fixture f;
   f.workload.validation_values = {0.5, 0.95, 0.7, 0.7, 0.7};
   f.workload.test_values = {0.5, 0.6, 0.7, 0.85, 0.9};
   const TrialResult r = f.run();
-  const TrialOutcome o = r.outcome();
+  const TrialOutcome& o = r;
   EXPECT_EQ(o.status, TrialStatus::reached);
-  EXPECT_EQ(o.stop_reason, "targets_reached");
-  EXPECT_EQ(o.steps, r.steps);
-  EXPECT_EQ(o.submission_time, r.accumulated_submission_time);
-  EXPECT_EQ(o.eval_time, r.accumulated_eval_time);
-  EXPECT_EQ(o.total_duration, r.total_duration);
+  EXPECT_EQ(o.stop_reason, StopReason::targets_reached);
+  EXPECT_EQ(o.steps, 13);  // the test target too, at the fourth eval (steps 1, 5, 9, 13)
+  EXPECT_GT(o.submission_time, 0.0);
+  EXPECT_GT(o.eval_time, 0.0);
+  EXPECT_GE(o.total_duration, o.submission_time + o.eval_time);
   EXPECT_EQ(o.time_to_target, r.time_to_target);
   EXPECT_EQ(o.steps_to_target, std::optional<int64_t>(5));
   EXPECT_EQ(o.eval_index_to_target, std::optional<int64_t>(1));
   EXPECT_EQ(o.best_validation, std::optional<double>(0.95));
   Fixture d;
   d.algorithm.diverge_at_step = 6;
-  const TrialOutcome diverged = d.run().outcome();
+  const TrialResult diverged = d.run();
   EXPECT_EQ(diverged.status, TrialStatus::diverged);
-  EXPECT_EQ(diverged.stop_reason, "diverged");
+  EXPECT_EQ(diverged.stop_reason, StopReason::diverged);
   EXPECT_NE(diverged.message.find("step 7"), std::string::npos);
   EXPECT_FALSE(diverged.time_to_target);
 }
@@ -383,8 +384,8 @@ TEST(TrialSummary, SaysTheOutcomeTheTargetTheTimesTheBudgetAndWhereTheResultsAre
   r.best_validation = 0.86123;
   r.best_validation_step = 700;
   r.steps = 700;
-  r.accumulated_submission_time = 2.5;
-  r.accumulated_eval_time = 0.75;
+  r.submission_time = 2.5;
+  r.eval_time = 0.75;
   r.time_budget = 10.5;
   r.clock = "cpu";
   EvalRecord last;

@@ -71,7 +71,7 @@ TEST_F(TuneRequestTest, AnExternalRequestBecomesOneSweepPerWorkloadWithTheRulesD
     EXPECT_EQ(sweep.studies, plan.rules->num_studies);
     EXPECT_EQ(sweep.trials, kDefaultTrialsPerStudy);
     EXPECT_EQ(sweep.seed, 7u);
-    EXPECT_DOUBLE_EQ(sweep.trial.budget_multiplier, 1.0);
+    EXPECT_EQ(sweep.trial.budget_multiplier, 1.0);
     ASSERT_TRUE(sweep.space.has_value());
     EXPECT_EQ(sweep.space->names(), (std::vector<std::string>{"learning_rate", "weight_decay"}));
   }
@@ -88,12 +88,12 @@ TEST_F(TuneRequestTest, SelfTuningRunsOneTrialPerStudyOnTheRulesBudgetUnlessOneI
   r.space_file.clear();
   r.ruleset = Ruleset::self;
   EXPECT_EQ(plan_tune(r).sweeps[0].trials, 1);
-  EXPECT_DOUBLE_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 1.5);  // v0.6
+  EXPECT_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 1.5);  // v0.6
   r.rules = "v0.5";
-  EXPECT_DOUBLE_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 3.0);
+  EXPECT_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 3.0);
   EXPECT_EQ(plan_tune(r).sweeps[0].studies, 5);
-  r.budget_multiplier = 2.0;
-  EXPECT_DOUBLE_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 2.0);
+  r.trial.budget_multiplier = 2.0;
+  EXPECT_EQ(plan_tune(r).sweeps[0].trial.budget_multiplier, 2.0);
 }
 
 TEST_F(TuneRequestTest, RulesV05WithASuiteAddsTheDrawnHeldOutVariantsAndRecordsTheDraw) {
@@ -194,7 +194,7 @@ TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrit
     r.algorithm = "sgd";
     r.self_tuning = true;
     r.rules = rules;
-    r.budget_multiplier = multiplier;
+    r.trial.budget_multiplier = multiplier;
     r.trial.max_steps = 5;
     r.quiet = true;
     r.out = out;
@@ -270,8 +270,8 @@ TEST(BoardSetup, ByDefaultEveryBuiltInThroughTheBoardSuiteSelfExternalAndOneReru
   EXPECT_EQ(setup.spec.reruns, 1);
   EXPECT_EQ(setup.spec.studies, 3);
   EXPECT_EQ(setup.spec.trials, kDefaultTrialsPerStudy);
-  EXPECT_DOUBLE_EQ(setup.spec.external_trial.budget_multiplier, 1.0);
-  EXPECT_DOUBLE_EQ(setup.spec.self_trial.budget_multiplier, 1.5);
+  EXPECT_EQ(setup.spec.external_trial.budget_multiplier, 1.0);
+  EXPECT_EQ(setup.spec.self_trial.budget_multiplier, 1.5);
   EXPECT_FALSE(setup.against.has_value());
 
   r.rules = "v0.5";
@@ -281,14 +281,14 @@ TEST(BoardSetup, ByDefaultEveryBuiltInThroughTheBoardSuiteSelfExternalAndOneReru
   r.name = "adamw_mine";
   setup = make_board_setup(r);
   EXPECT_EQ(setup.spec.studies, 5);
-  EXPECT_DOUBLE_EQ(setup.spec.self_trial.budget_multiplier, 3.0);
+  EXPECT_EQ(setup.spec.self_trial.budget_multiplier, 3.0);
   EXPECT_EQ(setup.spec.workloads, workload_suite("quick"));
   EXPECT_FALSE(setup.spec.self_tuning);
   EXPECT_EQ(setup.names, std::vector<std::string>{"adamw_mine"});
   r.rulesets = std::vector<std::string>{"self"};
   EXPECT_EQ(make_board_setup(r).spec.reruns, 0);  // reruns are external runs
-  r.budget_multiplier = 2.0;
-  EXPECT_DOUBLE_EQ(make_board_setup(r).spec.self_trial.budget_multiplier, 2.0);
+  r.trial.budget_multiplier = 2.0;
+  EXPECT_EQ(make_board_setup(r).spec.self_trial.budget_multiplier, 2.0);
 }
 
 TEST(BoardSetup, BadRequestsAreRefusedNamingTheCulprit) {

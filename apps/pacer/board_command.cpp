@@ -52,7 +52,7 @@ std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const Bo
 
 int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   const auto started = DeadlineWatch::Steady::now();
-  a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
+  a->request.trial = a->trial->resolved();
   load_algorithm_files(named_algorithms(a->request));  // plugins, Python submissions
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
   prepare_output_folder(a->out, "--out");  // before any trial: a file there (the store?) fails now, not at the end

@@ -62,7 +62,7 @@ int run_command(RunArgs& a) {
   }
   r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments);
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
-  a.trial->resolve_into(r.trial, r.budget_multiplier);
+  r.trial = a.trial->resolved();
   if (a.overwrite && a.resume && !r.out.empty()) throw InputError("--overwrite and --resume: give one of them");
   r.existing = a.resume ? ExistingResults::resume : a.overwrite ? ExistingResults::overwrite : ExistingResults::refuse;
   std::tie(r.checkpoint_every_steps, r.checkpoint_every_sec) = parse_checkpoint_every(a.checkpoint_every);

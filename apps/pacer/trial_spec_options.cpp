@@ -9,9 +9,8 @@
 
 namespace pacer::cli {
 
-TrialSpec TrialSpecOptions::resolved(double default_budget_multiplier) const {
+TrialSpec TrialSpecOptions::resolved() const {
   TrialSpec s = spec;
-  if (!budget_multiplier_given) s.budget_multiplier = default_budget_multiplier;
   s.stop_at_targets = !ignore_targets;
   s.clock = parse_clock_option(clock);
   s.workload_options = parse_workload_options(workload_options);
@@ -54,7 +53,7 @@ void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOption
          "Time budget per trial in seconds (default: the workload's x the multiplier)")
       ->check(positive_number());
   app.add_option_function<double>(
-         "--budget-multiplier", [o](const double& v) { o->spec.budget_multiplier = v, o->budget_multiplier_given = true; },
+         "--budget-multiplier", [o](const double& v) { o->spec.budget_multiplier = v; },
          "Multiply the workload's budget (default 1; self-tuning: the rules', 1.5 under v0.6)")
       ->check(positive_number());
   app.add_option("--device", s.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
@@ -111,11 +110,6 @@ std::shared_ptr<TrialSpecOptions> TrialSpecOptions::with_defaults(std::string cl
   options->clock = std::move(clock);
   options->eval_splits = std::move(eval_splits);
   return options;
-}
-
-void TrialSpecOptions::resolve_into(TrialSpec& trial, std::optional<double>& budget_multiplier) const {
-  trial = resolved(1.0);
-  if (budget_multiplier_given) budget_multiplier = spec.budget_multiplier;
 }
 
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,

@@ -6,7 +6,7 @@
 //   auto trial = std::make_shared<TrialSpecOptions>();
 //   add_trial_spec_options(app, trial);
 //   ... after parsing:
-//   pacer::TrialSpec spec = trial->resolved(/*default_budget_multiplier=*/1.5);
+//   request.trial = trial->resolved();   // the budget multiplier only when --budget-multiplier was given
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -22,20 +22,17 @@ namespace pacer::cli {
 
 struct TrialSpecOptions {
   TrialSpec spec;
-  bool budget_multiplier_given = false;
   bool ignore_targets = false;
   std::vector<std::string> workload_options;  // --workload-option NAME=VALUE
   std::vector<std::string> eval_splits;       // --eval-splits train,validation,test
   std::string clock = "wall";                 // --clock wall|cpu
 
-  // The spec, with the budget multiplier's default (it depends on the ruleset) and stop_at_targets
-  // filled in; InputError naming a bad field.
-  TrialSpec resolved(double default_budget_multiplier) const;
+  // The spec, with stop_at_targets, the clock, the workload options and the eval splits filled in
+  // (the budget multiplier stays unset unless given: its default is the ruleset's, which the
+  // use-case knows); InputError naming a bad field.
+  TrialSpec resolved() const;
   // Options whose defaults differ from AlgoPerf's (a board: the cpu clock, no train-split eval).
   static std::shared_ptr<TrialSpecOptions> with_defaults(std::string clock, std::vector<std::string> eval_splits);
-  // For a request whose budget multiplier depends on the ruleset (tune, board): the spec, and the
-  // multiplier only when --budget-multiplier was given.
-  void resolve_into(TrialSpec& trial, std::optional<double>& budget_multiplier) const;
 };
 
 void add_trial_spec_options(CLI::App& app, const std::shared_ptr<TrialSpecOptions>& options);

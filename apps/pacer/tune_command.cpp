@@ -82,7 +82,7 @@ void add_tune_process_options(CLI::App& app, const std::shared_ptr<TuneArgs>& a)
 int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   // ---- Inputs, validated before anything is written.
   a->request.ruleset = parse_ruleset(a->ruleset);
-  a->trial->resolve_into(a->request.trial, a->request.budget_multiplier);
+  a->request.trial = a->trial->resolved();
   load_algorithm_files({a->request.algorithm});  // a plugin, a Python submission
   const TunePlan plan = plan_tune(a->request);
   if (plan.space_from_submission) std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", plan.space_file.c_str());

@@ -22,7 +22,7 @@ void TrialSpec::validate() const {
   if (max_steps < 0) throw InputError("max steps: must not be negative");
   if (batch_size && *batch_size <= 0) throw InputError("batch size must be positive");
   if (time_budget && !(*time_budget > 0)) throw InputError("time budget must be positive");
-  if (!(budget_multiplier > 0)) throw InputError("budget multiplier must be positive");
+  if (budget_multiplier && !(*budget_multiplier > 0)) throw InputError("budget multiplier must be positive");
   if (noise_scale_shards < 0) throw InputError("noise scale shards: must not be negative");
   data_parallel.validate();
 }
@@ -43,7 +43,7 @@ std::string TrialSpec::to_json() const {
   j["max_steps"] = max_steps;
   j["batch_size"] = batch_size ? nlohmann::ordered_json(*batch_size) : nlohmann::ordered_json();
   j["time_budget"] = time_budget ? nlohmann::ordered_json(*time_budget) : nlohmann::ordered_json();
-  j["budget_multiplier"] = budget_multiplier;
+  j["budget_multiplier"] = budget_multiplier.value_or(1.0);  // the stored form: always a number
   j["stop_at_targets"] = stop_at_targets;
   if (noise_scale_shards > 0) j["noise_scale_shards"] = noise_scale_shards;
   if (goal) j["goal"] = {{"metric", goal->metric}, {"value", goal->value}, {"higher_is_better", goal->higher_is_better}};

@@ -46,7 +46,9 @@ struct TrialSpec {
   int64_t max_steps = 0;              // > 0: stop after this many steps
   std::optional<int64_t> batch_size;  // overrides the algorithm's choice (scaling studies)
   std::optional<double> time_budget;  // seconds; default: the workload's budget x budget_multiplier
-  double budget_multiplier = 1.0;     // e.g. 1.5 under self-tuning
+  // Unset: the ruleset's, which the use-case fills in (1, or the rules' under self-tuning: 1.5 in
+  // v0.6); set: --budget-multiplier. Stored resolved.
+  std::optional<double> budget_multiplier;
   bool stop_at_targets = true;        // false: train on to the budget/step limit (target setting)
   // > 0: at every eval (off the clock), estimate the gradient noise scale B_simple from one batch
   // split into this many shards; logged as the metric train/noise_scale (smoothed).
@@ -67,7 +69,7 @@ struct TrialSpec {
   void validate() const;
   // The budget a trial of `workload` runs under.
   double resolved_time_budget(const WorkloadSpec& workload) const {
-    return time_budget ? *time_budget : workload.max_runtime_sec * budget_multiplier;
+    return time_budget ? *time_budget : workload.max_runtime_sec * budget_multiplier.value_or(1.0);
   }
   // "every 2 s", "every 200 steps" or "12 given steps up to 4096" (meta_data_0.json).
   std::string describe_eval_cadence(const WorkloadSpec& workload) const;

@@ -9,13 +9,14 @@ const char* to_string(TrialStatus status) {
     case TrialStatus::stopped: return "stopped";
     case TrialStatus::diverged: return "diverged";
     case TrialStatus::failed: return "failed";
+    case TrialStatus::interrupted: return "interrupted";
   }
   return "failed";
 }
 
 std::optional<TrialStatus> parse_trial_status(const std::string& text) {
   for (TrialStatus s : {TrialStatus::reached, TrialStatus::not_reached, TrialStatus::stopped, TrialStatus::diverged,
-                        TrialStatus::failed}) {
+                        TrialStatus::failed, TrialStatus::interrupted}) {
     if (text == to_string(s)) return s;
   }
   return std::nullopt;

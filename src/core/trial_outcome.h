@@ -1,14 +1,17 @@
 #pragma once
 // How a trial ended, without torch: the one trial record of the project. The trial loop produces
-// it (TrialResult::outcome()), the study store keeps it (TrialRecord::result) and returns it to
-// the board, the summaries, target setting, scaling studies and the analysis, which read it as is.
+// it (a TrialResult is a TrialOutcome plus its evals and labels, train/trial_result.h), the study
+// store keeps it (TrialRecord::result) and returns it to the board, the summaries, target setting,
+// scaling studies and the analysis, which read it as is.
 //
-//   pacer::TrialOutcome o = result.outcome();          // after run_trial
+//   const pacer::TrialOutcome& o = result;             // after run_trial
 //   store.finish_trial(trial.id, owner, o);
 //   if (o.time_to_target) std::printf("%s in %g s\n", pacer::to_string(o.status), *o.time_to_target);
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "core/stop_reason.h"
 
 namespace pacer {
 
@@ -18,6 +21,7 @@ enum class TrialStatus {
   stopped,      // racing stopped it without reaching: it could no longer change any score
   diverged,     // non-finite loss or parameters before reaching the target
   failed,       // an error stopped the run
+  interrupted,  // stopped from outside before it ended (Ctrl-C, a signal, a lost lease): no result
 };
 const char* to_string(TrialStatus status);
 // The text to_string writes back; nullopt for anything else (a damaged or foreign store).
@@ -25,7 +29,7 @@ std::optional<TrialStatus> parse_trial_status(const std::string& text);
 
 struct TrialOutcome {
   TrialStatus status = TrialStatus::failed;
-  std::string stop_reason;  // train/stop_reason.h's names: "budget", "target", "diverged", ...
+  StopReason stop_reason = StopReason::error;  // why it ended (core/stop_reason.h)
   std::string message;      // details for diverged and failed trials
   int64_t steps = 0;
   double submission_time = 0.0, eval_time = 0.0, total_duration = 0.0;  // accumulated, seconds

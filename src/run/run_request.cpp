@@ -80,8 +80,8 @@ RunOutcome run_one_trial(const RunRequest& request) {
   options.spec = request.trial;
   if (load.cpu_clock) options.spec.clock = ClockKind::cpu;
   const RulesPreset& rules = rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
-  options.spec.budget_multiplier = request.budget_multiplier.value_or(
-      request.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0);
+  if (!options.spec.budget_multiplier)
+    options.spec.budget_multiplier = request.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0;
   options.local_rank = env.local_rank;
   if (env.world_size > 1) {  // launched as one rank of several
     const bool cuda = resolve_device(options.spec.device, env.local_rank).is_cuda();

@@ -33,8 +33,7 @@ struct RunRequest {
   std::optional<Hyperparameters> point;  // none: the algorithm's defaults (self-tuning)
   bool self_tuning = false;
   std::string rules;                         // the preset of self-tuning's multiplier; empty: the current
-  TrialSpec trial;                           // what the trial measures
-  std::optional<double> budget_multiplier;   // default: 1, or the rules' under self_tuning
+  TrialSpec trial;                           // what the trial measures; budget multiplier: 1, or the rules' under self_tuning
   uint64_t seed = 0;
   std::string out;  // results folder; empty: none written
   ExistingResults existing = ExistingResults::refuse;

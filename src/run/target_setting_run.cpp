@@ -30,11 +30,11 @@ std::optional<StepTiming> time_best_point(const StudyStore& store, const std::ve
       Hyperparameters::from_json_text(store.trials(study.id).at(0).hparams_json.value_or("{}"), study.name());
   const TrialResult result = run_trial(*workload, *algorithm, hparams, options);
   if (stop && *stop) return std::nullopt;
-  if (result.steps <= 0 || result.accumulated_submission_time <= 0.0) {
+  if (result.steps <= 0 || result.submission_time <= 0.0) {
     throw Error("targets: the timing run of the best point did not train: " + result.message);
   }
   StepTiming timing;
-  timing.seconds_per_step = result.accumulated_submission_time / static_cast<double>(result.steps);
+  timing.seconds_per_step = result.submission_time / static_cast<double>(result.steps);
   timing.measured_with = "the best point alone after the re-runs: " + std::to_string(result.steps) + " steps, seed 1, " +
                          std::to_string(threads) + " thread(s) on " + resolve_device(options.spec.device).str();
   return timing;

@@ -291,7 +291,7 @@ TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const St
     return TrialEnd::interrupted;
   }
   try {
-    w.timed([&] { store.finish_trial(trial.id, owner, result.outcome()); });
+    w.timed([&] { store.finish_trial(trial.id, owner, result); });
   } catch (const LeaseLost&) {
     w.log(trial_name(study, trial) + ": lease lost before the result was recorded");
     return TrialEnd::lease_lost;

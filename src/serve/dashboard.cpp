@@ -131,7 +131,7 @@ json trial_row(const TrialRecord& t, bool best) {
   j["status"] = to_string(t.status);
   const TrialOutcome* r = t.result ? &*t.result : nullptr;
   j["outcome"] = r ? to_string(r->status) : "";
-  j["stop_reason"] = r ? r->stop_reason : "";
+  j["stop_reason"] = r ? to_string(r->stop_reason) : "";
   j["message"] = r ? r->message : t.interruption;
   j["attempts"] = t.attempts;
   j["seed"] = std::to_string(t.seed);  // 64-bit: a string, exact in every reader

@@ -63,7 +63,12 @@ TrialRecord read_trial(const SqlRow& q) {
                 " with outcome '" + outcome + "'; the store is damaged");
   }
   o.status = *status;
-  o.stop_reason = q.text(14);
+  try {
+    o.stop_reason = parse_stop_reason(q.text(14));
+  } catch (const InputError&) {
+    throw InputError("trial " + std::to_string(t.id) + " in the study store has the stop reason '" + q.text(14) +
+                     "'; the store is damaged");
+  }
   o.message = q.text(15);
   o.steps = q.optional_int64(16).value_or(0);
   o.submission_time = q.optional_real(17).value_or(0.0);
@@ -80,7 +85,7 @@ TrialRecord read_trial(const SqlRow& q) {
 
 // The outcome columns, outcome ... threads, in kTrialColumns' order.
 std::vector<SqlValue> outcome_cells(const TrialOutcome& o) {
-  return {std::string(to_string(o.status)), o.stop_reason, o.message, o.steps, o.submission_time, o.eval_time,
+  return {std::string(to_string(o.status)), std::string(to_string(o.stop_reason)), o.message, o.steps, o.submission_time, o.eval_time,
           o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
           sql_value(o.eval_index_to_target), sql_value(o.best_validation),
           o.threads > 0 ? SqlValue(int64_t{o.threads}) : SqlValue()};

@@ -63,6 +63,7 @@ StoredTrialStatus stored_status(TrialStatus status) {
     case TrialStatus::stopped: return StoredTrialStatus::complete;
     case TrialStatus::diverged: return StoredTrialStatus::diverged;
     case TrialStatus::failed: return StoredTrialStatus::failed;
+    case TrialStatus::interrupted: return StoredTrialStatus::interrupted;
   }
   return StoredTrialStatus::failed;
 }
@@ -239,6 +240,8 @@ void StudyStore::record_eval(int64_t trial_id, const std::string& owner, int att
 }
 
 void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const TrialOutcome& o) {
+  // An interrupted trial has no result: its worker releases it (release_trial) for a re-run.
+  if (o.status == TrialStatus::interrupted) throw Error("finish_trial: trial " + std::to_string(trial_id) + " was interrupted; release it");
   const std::string status = to_string(stored_status(o.status));
   StoreDatabase& db = *db_;
   std::optional<double> finished_at;  // the first try's: how a retry recognizes its own result

@@ -19,7 +19,7 @@
 
 #include "distributed/communicator.h"
 #include "models/network.h"
-#include "train/stop_reason.h"
+#include "core/stop_reason.h"
 
 namespace pacer {
 

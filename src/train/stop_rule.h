@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "algorithms/runner_state.h"
-#include "train/stop_reason.h"
+#include "core/stop_reason.h"
 #include "catalog/trial_spec.h"
 #include "catalog/workload_spec.h"
 

@@ -5,23 +5,6 @@
 
 namespace pacer {
 
-TrialOutcome TrialResult::outcome() const {
-  TrialOutcome o;
-  o.status = status;
-  o.stop_reason = to_string(stop_reason);
-  o.message = message;
-  o.steps = steps;
-  o.submission_time = accumulated_submission_time;
-  o.eval_time = accumulated_eval_time;
-  o.total_duration = total_duration;
-  o.time_to_target = time_to_target;
-  o.steps_to_target = steps_to_target;
-  o.eval_index_to_target = eval_index_to_target;
-  o.best_validation = best_validation;
-  o.threads = threads;
-  return o;
-}
-
 void compute_targets(const WorkloadSpec& spec, TrialResult& r) {
   const std::string val_key = "validation/" + spec.target_metric;
   const std::string test_key = "test/" + spec.target_metric;
@@ -80,9 +63,9 @@ std::string TrialResult::to_json() const {
   j["best_validation"] = opt(best_validation);
   j["best_validation_step"] = best_validation_step;
   j["steps"] = steps;
-  j["accumulated_submission_time"] = accumulated_submission_time;
-  j["accumulated_eval_time"] = accumulated_eval_time;
-  j["accumulated_logging_time"] = accumulated_logging_time;
+  j["accumulated_submission_time"] = submission_time;
+  j["accumulated_eval_time"] = eval_time;
+  j["accumulated_logging_time"] = logging_time;
   j["total_duration"] = total_duration;
   j["diverged"] = diverged();
   j["num_evals"] = evals.size();

@@ -429,9 +429,9 @@ void TrialLoop::diverge(const std::string& message) {
 
 TrialResult TrialLoop::finish() {
   result_.steps = state_.step;
-  result_.accumulated_submission_time = state_.accumulated_submission_time;
-  result_.accumulated_eval_time = state_.accumulated_eval_time;
-  result_.accumulated_logging_time = state_.accumulated_logging_time;
+  result_.submission_time = state_.accumulated_submission_time;
+  result_.eval_time = state_.accumulated_eval_time;
+  result_.logging_time = state_.accumulated_logging_time;
   result_.total_duration = clock_.now() - start_;
   result_.evals = state_.evals;
   compute_targets(spec_, result_);
@@ -439,7 +439,7 @@ TrialResult TrialLoop::finish() {
   if (result_.stop_reason == StopReason::error) {
     result_.status = TrialStatus::failed;
   } else if (result_.stop_reason == StopReason::interrupted) {
-    result_.status = TrialStatus::failed;
+    result_.status = TrialStatus::interrupted;
     result_.message = "interrupted";
   } else if (result_.time_to_target) {
     result_.status = TrialStatus::reached;

@@ -38,8 +38,8 @@ std::string trial_summary(const TrialResult& r, const WorkloadSpec& spec, const 
   }
   // %g: a 10.5 s budget is not "10 s"; the clock only when it is not the usual wall clock.
   s += line("steps:               %lld in %.2f s of submission time%s (budget %g s), %.2f s of evals",
-            static_cast<long long>(r.steps), r.accumulated_submission_time,
-            r.clock == "wall" ? "" : (" (" + r.clock + " clock)").c_str(), r.time_budget, r.accumulated_eval_time);
+            static_cast<long long>(r.steps), r.submission_time,
+            r.clock == "wall" ? "" : (" (" + r.clock + " clock)").c_str(), r.time_budget, r.eval_time);
   if (!r.evals.empty()) {
     const auto& m = r.evals.back().metrics;
     if (auto it = m.find("train/noise_scale"); it != m.end()) {

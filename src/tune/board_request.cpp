@@ -70,9 +70,9 @@ BoardSetup make_board_setup(const BoardRequest& request) {
   }
   for (const auto& algorithm : spec.algorithms) setup.names.push_back(spec.name_of(algorithm));
   spec.external_trial = spec.self_trial = request.trial;
-  spec.external_trial.budget_multiplier =
-      request.budget_multiplier.value_or(default_budget_multiplier(Ruleset::external, *setup.rules));
-  spec.self_trial.budget_multiplier = request.budget_multiplier.value_or(default_budget_multiplier(Ruleset::self, *setup.rules));
+  const std::optional<double> given = request.trial.budget_multiplier;
+  spec.external_trial.budget_multiplier = given.value_or(default_budget_multiplier(Ruleset::external, *setup.rules));
+  spec.self_trial.budget_multiplier = given.value_or(default_budget_multiplier(Ruleset::self, *setup.rules));
   spec.external_trial.validate();
   spec.self_trial.validate();
   validate_board(spec);

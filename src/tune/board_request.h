@@ -44,8 +44,7 @@ struct BoardRequest {
   std::string rules;                    // empty: the current rules
   std::string name;                     // the one algorithm's experiment name instead of its own
   std::vector<std::string> against;     // a board's stores or log folders to race and rank among
-  TrialSpec trial;                      // what every trial measures
-  std::optional<double> budget_multiplier;  // default: each ruleset's under the rules
+  TrialSpec trial;                      // what every trial measures; its budget multiplier: each ruleset's
 };
 
 struct BoardSetup {

@@ -125,7 +125,7 @@ TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limi
 TrialOutcome failed_outcome(const std::string& reason, const std::vector<EvalRecord>& evals) {
   TrialOutcome outcome;
   outcome.status = TrialStatus::failed;
-  outcome.stop_reason = "error";
+  outcome.stop_reason = StopReason::error;
   outcome.message = reason;
   if (!evals.empty()) {
     outcome.steps = evals.back().step;

@@ -101,7 +101,7 @@ nlohmann::ordered_json sweeps_json(const std::vector<SweepSummary>& sweeps) {
         tj["best_validation"] = r ? optional_json(r->best_validation) : nullptr;
         tj["steps"] = r ? nlohmann::ordered_json(r->steps) : nullptr;
         tj["submission_time"] = r ? nlohmann::ordered_json(r->submission_time) : nullptr;
-        tj["stop_reason"] = r ? r->stop_reason : "";
+        tj["stop_reason"] = r ? to_string(r->stop_reason) : "";
         tj["message"] = r ? r->message : t.interruption;
         trials.push_back(tj);
       }

@@ -66,7 +66,7 @@ TunePlan plan_tune(const TuneRequest& request) {
   base.trials = request.trials > 0 ? request.trials : plan.ruleset == Ruleset::self ? 1 : kDefaultTrialsPerStudy;
   base.seed = request.seed;
   base.trial = request.trial;
-  base.trial.budget_multiplier = request.budget_multiplier.value_or(default_budget_multiplier(plan.ruleset, *plan.rules));
+  if (!base.trial.budget_multiplier) base.trial.budget_multiplier = default_budget_multiplier(plan.ruleset, *plan.rules);
   base.trial.validate();
   for (const auto& workload : workloads) {
     SweepSpec sweep = base;

@@ -44,8 +44,7 @@ struct TuneRequest {
   std::optional<uint64_t> held_out_seed;  // v0.5 with a suite: the variant draw; default: seed
   std::string experiment;              // the submission's name; default: the algorithm
   std::string scientific;              // an incremental round, "NAME=v1,v2,..."
-  TrialSpec trial;                     // what every trial measures
-  std::optional<double> budget_multiplier;  // default: the ruleset's under the rules
+  TrialSpec trial;                     // what every trial measures; its budget multiplier: the ruleset's
 };
 
 struct TunePlan {

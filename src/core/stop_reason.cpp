@@ -1,4 +1,4 @@
-#include "train/stop_reason.h"
+#include "core/stop_reason.h"
 
 #include "core/error.h"
 
