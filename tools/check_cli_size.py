@@ -30,20 +30,13 @@ MAX_SRC_FUNCTION_LINES = 80
 # dashboard_js is a page's script as one literal: data, split with the script's own modules.
 LONGER_SRC_FUNCTIONS = {
     "src/algorithms/shampoo.cpp:ShampooRule::step": 88,
-    "src/analyze/analysis_page.cpp:render_analysis_html": 99,
     "src/analyze/hyperparameter_importance.cpp:hyperparameter_importance": 82,
-    "src/analyze/study_analysis.cpp:analyze_study": 94,
-    "src/analyze/study_analysis.cpp:study_analysis_json": 120,
     "src/probe/stability_probe.cpp:run_stability_probe": 114,
     "src/probe/throughput_verdict.cpp:throughput_verdict": 85,
-    "src/report/html_report.cpp:render_report_html": 99,
     "src/scale/scaling_page.cpp:scaling_plot_svg": 86,
-    "src/score/performance_profile.cpp:compute_performance_profiles": 108,
-    "src/score/store_source.cpp:StoreSource::StoreSource": 90,
     "src/serve/dashboard_assets.cpp:dashboard_js": 304,
     "src/serve/dashboard_server.cpp:serve_dashboard": 82,
     "src/train/state_check.cpp:check_algorithm_state": 115,
-    "src/tune/board_stability.cpp:board_stability": 90,
     "src/tune/target_setting.cpp:TargetSetter::record": 92,
 }
 

@@ -202,6 +202,61 @@ std::string curve_diagnosis_svg(const CurveDiagnosis& c, const std::string& obje
   return chart.render();
 }
 
+namespace {
+
+// The isolation of the scientific hyperparameter: its plot and one row per value.
+void write_isolation(std::ostringstream& h, const StudyAnalysis& a) {
+  const auto& iso = *a.isolation;
+  h << "<h2>Isolation: " << xml_escape(iso.name) << "</h2>" << isolation_svg(a);
+  h << "<table id=\"isolation\"><tr><th>" << xml_escape(iso.name)
+    << "</th><th>studies</th><th>mean best</th><th>min</th><th>max</th><th>per study</th></tr>";
+  for (const auto& grp : iso.groups) {
+    std::string per;
+    for (const auto& [study, best] : grp.studies) per += (per.empty() ? "" : ", ") + (best ? format_4g(*best) : "-");
+    h << "<tr>" << cell(grp.value, "l") << cell(std::to_string(grp.studies.size()))
+      << cell(grp.mean ? format_4g(*grp.mean) : "-") << cell(grp.min ? format_4g(*grp.min) : "-") << cell(grp.max ? format_4g(*grp.max) : "-")
+      << cell(per, "l") << "</tr>";
+  }
+  h << "</table><p>" << xml_escape(iso.verdict) << "</p>";
+}
+
+// The best trials' curves, each with its verdicts.
+void write_curves(std::ostringstream& h, const StudyAnalysis& a) {
+  h << "<h2>Training curves of the best trials</h2><div id=\"curves\">";
+  for (size_t i = 0; i < a.curves.size(); ++i) {
+    const auto& c = a.curves[i];
+    h << "<div>" << curve_svg(a, i) << "<p class=\"verdicts\">";
+    for (const auto& v : c.verdicts) h << "<b>" << xml_escape(v) << "</b><br>";
+    h << "Best eval at step " << c.best_step << " (" << format_4g(c.best_value) << "), final step " << c.final_step << " ("
+      << format_4g(c.final_value) << ")";
+    if (!c.note.empty()) h << "<br>" << xml_escape(c.note);
+    h << "</p></div>";
+  }
+  h << "</div>";
+}
+
+// The hyperparameters ranked by eta squared, with their bins.
+void write_importance(std::ostringstream& h, const Importance& importance) {
+  h << "<h2>Most influential hyperparameters</h2><table id=\"importance\"><tr><th>hyperparameter</th><th>eta&sup2;</th>"
+       "<th>chance level</th><th>bins: value range &rarr; mean objective (infeasible share)</th></tr>";
+  if (!importance.meaningful) {
+    h << "<tr><td class=\"l\" colspan=\"4\">" << xml_escape(importance.note) << "</td></tr>";
+  }
+  for (const auto& imp : importance.ranked) {
+    std::string bins;
+    for (const auto& b : imp.bins) {
+      bins += (bins.empty() ? "" : "; ") + format_4g(b.low) + "-" + format_4g(b.high) + " -> " + format_4g(b.mean_objective) + " (" +
+              format_double("%.0f", 100 * b.infeasible_fraction()) + "%)";
+    }
+    h << "<tr>" << cell(imp.name, "l") << cell(format_double("%.3f", imp.eta_squared))
+      << cell(format_double("%.3f", imp.chance_level)) << cell(bins, "l") << "</tr>";
+  }
+  h << "</table><p>eta&sup2;: the share of the objective's variance (feasible trials) explained by quantile bins of "
+       "the hyperparameter; about the chance level for a hyperparameter that does not matter.</p>";
+}
+
+}  // namespace
+
 std::string render_analysis_html(const StudyAnalysis& a) {
   const StudyData& d = a.data;
   std::ostringstream h;
@@ -238,50 +293,9 @@ std::string render_analysis_html(const StudyAnalysis& a) {
   for (const auto& n : names) h << axis_plot_svg(a, n);
   h << "</div>";
 
-  if (a.isolation) {
-    const auto& iso = *a.isolation;
-    h << "<h2>Isolation: " << xml_escape(iso.name) << "</h2>" << isolation_svg(a);
-    h << "<table id=\"isolation\"><tr><th>" << xml_escape(iso.name)
-      << "</th><th>studies</th><th>mean best</th><th>min</th><th>max</th><th>per study</th></tr>";
-    for (const auto& grp : iso.groups) {
-      std::string per;
-      for (const auto& [study, best] : grp.studies) per += (per.empty() ? "" : ", ") + (best ? format_4g(*best) : "-");
-      h << "<tr>" << cell(grp.value, "l") << cell(std::to_string(grp.studies.size()))
-        << cell(grp.mean ? format_4g(*grp.mean) : "-") << cell(grp.min ? format_4g(*grp.min) : "-") << cell(grp.max ? format_4g(*grp.max) : "-")
-        << cell(per, "l") << "</tr>";
-    }
-    h << "</table><p>" << xml_escape(iso.verdict) << "</p>";
-  }
-
-  h << "<h2>Training curves of the best trials</h2><div id=\"curves\">";
-  for (size_t i = 0; i < a.curves.size(); ++i) {
-    const auto& c = a.curves[i];
-    h << "<div>" << curve_svg(a, i) << "<p class=\"verdicts\">";
-    for (const auto& v : c.verdicts) h << "<b>" << xml_escape(v) << "</b><br>";
-    h << "Best eval at step " << c.best_step << " (" << format_4g(c.best_value) << "), final step " << c.final_step << " ("
-      << format_4g(c.final_value) << ")";
-    if (!c.note.empty()) h << "<br>" << xml_escape(c.note);
-    h << "</p></div>";
-  }
-  h << "</div>";
-
-  h << "<h2>Most influential hyperparameters</h2><table id=\"importance\"><tr><th>hyperparameter</th><th>eta&sup2;</th>"
-       "<th>chance level</th><th>bins: value range &rarr; mean objective (infeasible share)</th></tr>";
-  if (!a.importance.meaningful) {
-    h << "<tr><td class=\"l\" colspan=\"4\">" << xml_escape(a.importance.note) << "</td></tr>";
-  }
-  for (const auto& imp : a.importance.ranked) {
-    std::string bins;
-    for (const auto& b : imp.bins) {
-      bins += (bins.empty() ? "" : "; ") + format_4g(b.low) + "-" + format_4g(b.high) + " -> " + format_4g(b.mean_objective) + " (" +
-              format_double("%.0f", 100 * b.infeasible_fraction()) + "%)";
-    }
-    h << "<tr>" << cell(imp.name, "l") << cell(format_double("%.3f", imp.eta_squared))
-      << cell(format_double("%.3f", imp.chance_level)) << cell(bins, "l") << "</tr>";
-  }
-  h << "</table><p>eta&sup2;: the share of the objective's variance (feasible trials) explained by quantile bins of "
-       "the hyperparameter; about the chance level for a hyperparameter that does not matter.</p>";
-
+  if (a.isolation) write_isolation(h, a);
+  write_curves(h, a);
+  write_importance(h, a.importance);
   h << "<h2>Trials</h2><table id=\"trials\"><tr><th>study</th><th>trial</th><th>status</th><th>"
     << xml_escape(d.objective_metric) << "</th>";
   for (const auto& n : names) h << "<th>" << xml_escape(n) << "</th>";

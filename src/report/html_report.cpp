@@ -46,6 +46,71 @@ std::string read_svg(const std::string& path) {
   return svg.substr(start);
 }
 
+// The heading and the leaderboard table: rank, score, workloads reached, speedup.
+void write_leaderboard(std::ostringstream& h, const nlohmann::json& j) {
+  const std::string reference = j.at("reference").is_null() ? "" : j.at("reference").get<std::string>();
+  h << "<h1>Pacer leaderboard</h1>\n<p class=\"meta\">Rules " << xml_escape(j.at("rules").at("description"))
+    << (j.at("self_tuning").get<bool>() ? ", self-tuning" : ", external tuning") << "; time: "
+    << (j.at("time_axis") == "seconds" ? "submission seconds" : "steps") << "; scored workloads:";
+  for (const auto& w : j.at("base_workloads")) h << " " << xml_escape(w.get<std::string>());
+  h << "</p>\n";
+  h << "<table id=\"leaderboard\">\n<thead><tr><th>rank</th><th class=\"name\">submission</th><th>score</th>"
+    << "<th>workloads reached</th>";
+  if (!reference.empty()) h << "<th>speedup vs " << xml_escape(reference) << "</th>";
+  h << "</tr></thead>\n<tbody>\n";
+  const auto& subs = j.at("submissions");
+  const size_t workloads = j.at("workloads").size();
+  for (size_t s = 0; s < subs.size(); ++s) {
+    const auto& sub = subs[s];
+    h << "<tr><td>" << sub.at("rank").get<int>() << "</td><td class=\"name\"><span class=\"swatch\" style=\""
+      << palette_swatch_css(s) << "\"></span>" << xml_escape(sub.at("name")) << "</td><td>"
+      << format_double("%.4f", sub.at("score").get<double>()) << "</td><td>" << sub.at("reached").get<int>() << "/"
+      << workloads << "</td>";
+    if (!reference.empty()) {
+      h << "<td>" << (sub.at("speedup").is_null() ? "-" : format_double("%.3fx", sub.at("speedup").get<double>())) << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</tbody>\n</table>\n";
+}
+
+// The time-to-target table (median over studies, ratio to the fastest) and why a cell is not counted.
+void write_time_to_target(std::ostringstream& h, const nlohmann::json& j) {
+  const bool seconds = j.at("time_axis") == "seconds";
+  h << "<h2>Time to target</h2>\n<p class=\"meta\">Median over studies; in brackets the ratio to the fastest; "
+    << "grey: not counted in the score (reason below).</p>\n<table id=\"time-to-target\">\n<thead><tr>"
+    << "<th class=\"name\">submission</th>";
+  for (const auto& w : j.at("workloads")) {
+    h << "<th>" << xml_escape(w.at("name")) << "<br><small>" << xml_escape(w.at("metric")) << " "
+      << (w.at("direction") == "max" ? "&ge; " : "&le; ") << format_double("%.4g", w.at("validation_target").get<double>())
+      << "</small></th>";
+  }
+  h << "</tr></thead>\n<tbody>\n";
+  std::vector<std::string> notes;
+  for (const auto& sub : j.at("submissions")) {
+    h << "<tr><td class=\"name\">" << xml_escape(sub.at("name")) << "</td>";
+    for (const auto& w : j.at("workloads")) {
+      const auto& ws = sub.at("workloads").at(w.at("name").get<std::string>());
+      const bool counted = ws.at("counted").get<bool>();
+      std::string cell = ws.at("has_logs").get<bool>() ? time_text(ws.at("time"), seconds) : "-";
+      if (counted && !ws.at("ratio").is_null()) cell += " (" + format_double("%.2f", ws.at("ratio").get<double>()) + ")";
+      if (!counted) {
+        notes.push_back(sub.at("name").get<std::string>() + " / " + w.at("name").get<std::string>() + ": " +
+                        ws.at("reason").get<std::string>());
+      }
+      h << "<td" << (counted ? "" : " class=\"not-counted\" title=\"" + xml_escape(ws.at("reason")) + "\"") << ">"
+        << xml_escape(cell) << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</tbody>\n</table>\n";
+  if (!notes.empty()) {
+    h << "<ul class=\"notes\">\n";
+    for (const auto& n : notes) h << "<li>" << xml_escape(n) << "</li>\n";
+    h << "</ul>\n";
+  }
+}
+
 }  // namespace
 
 std::string render_report_html(const std::string& dir) {
@@ -62,78 +127,16 @@ std::string render_report_html(const std::string& dir) {
     throw InputError(scores_path + ": not valid JSON: " + e.what());
   }
   try {
-    const bool seconds = j.at("time_axis") == "seconds";
-    const std::string reference = j.at("reference").is_null() ? "" : j.at("reference").get<std::string>();
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<title>Pacer leaderboard</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-    h << "<h1>Pacer leaderboard</h1>\n<p class=\"meta\">Rules " << xml_escape(j.at("rules").at("description"))
-      << (j.at("self_tuning").get<bool>() ? ", self-tuning" : ", external tuning") << "; time: "
-      << (seconds ? "submission seconds" : "steps") << "; scored workloads:";
-    for (const auto& w : j.at("base_workloads")) h << " " << xml_escape(w.get<std::string>());
-    h << "</p>\n";
-
-    h << "<table id=\"leaderboard\">\n<thead><tr><th>rank</th><th class=\"name\">submission</th><th>score</th>"
-      << "<th>workloads reached</th>";
-    if (!reference.empty()) h << "<th>speedup vs " << xml_escape(reference) << "</th>";
-    h << "</tr></thead>\n<tbody>\n";
-    const auto& subs = j.at("submissions");
-    const size_t workloads = j.at("workloads").size();
-    for (size_t s = 0; s < subs.size(); ++s) {
-      const auto& sub = subs[s];
-      h << "<tr><td>" << sub.at("rank").get<int>() << "</td><td class=\"name\"><span class=\"swatch\" style=\""
-        << palette_swatch_css(s) << "\"></span>" << xml_escape(sub.at("name")) << "</td><td>"
-        << format_double("%.4f", sub.at("score").get<double>()) << "</td><td>" << sub.at("reached").get<int>() << "/"
-        << workloads << "</td>";
-      if (!reference.empty()) {
-        h << "<td>" << (sub.at("speedup").is_null() ? "-" : format_double("%.3fx", sub.at("speedup").get<double>())) << "</td>";
-      }
-      h << "</tr>\n";
-    }
-    h << "</tbody>\n</table>\n";
-
+    write_leaderboard(h, j);
     h << "<h2>Performance profiles</h2>\n" << read_svg(dir + "/performance_profiles.svg");
-
-    h << "<h2>Time to target</h2>\n<p class=\"meta\">Median over studies; in brackets the ratio to the fastest; "
-      << "grey: not counted in the score (reason below).</p>\n<table id=\"time-to-target\">\n<thead><tr>"
-      << "<th class=\"name\">submission</th>";
-    for (const auto& w : j.at("workloads")) {
-      h << "<th>" << xml_escape(w.at("name")) << "<br><small>" << xml_escape(w.at("metric")) << " "
-        << (w.at("direction") == "max" ? "&ge; " : "&le; ") << format_double("%.4g", w.at("validation_target").get<double>())
-        << "</small></th>";
-    }
-    h << "</tr></thead>\n<tbody>\n";
-    std::vector<std::string> notes;
-    for (const auto& sub : subs) {
-      h << "<tr><td class=\"name\">" << xml_escape(sub.at("name")) << "</td>";
-      for (const auto& w : j.at("workloads")) {
-        const auto& ws = sub.at("workloads").at(w.at("name").get<std::string>());
-        const bool counted = ws.at("counted").get<bool>();
-        std::string cell = ws.at("has_logs").get<bool>() ? time_text(ws.at("time"), seconds) : "-";
-        if (counted && !ws.at("ratio").is_null()) cell += " (" + format_double("%.2f", ws.at("ratio").get<double>()) + ")";
-        if (!counted) {
-          notes.push_back(sub.at("name").get<std::string>() + " / " + w.at("name").get<std::string>() + ": " +
-                          ws.at("reason").get<std::string>());
-        }
-        h << "<td" << (counted ? "" : " class=\"not-counted\" title=\"" + xml_escape(ws.at("reason")) + "\"") << ">"
-          << xml_escape(cell) << "</td>";
-      }
-      h << "</tr>\n";
-    }
-    h << "</tbody>\n</table>\n";
-    if (!notes.empty()) {
-      h << "<ul class=\"notes\">\n";
-      for (const auto& n : notes) h << "<li>" << xml_escape(n) << "</li>\n";
-      h << "</ul>\n";
-    }
-
+    write_time_to_target(h, j);
     h << "<h2>Training curves</h2>\n<p class=\"meta\">Per submission, the trial that reached the target first "
       << "(else the one with the best value); dashed: the validation target.</p>\n<div id=\"curves\">\n";
-    for (const auto& w : j.at("workloads")) {
-      h << read_svg(dir + "/" + chart_file_name(w.at("name")));
-    }
+    for (const auto& w : j.at("workloads")) h << read_svg(dir + "/" + chart_file_name(w.at("name")));
     h << "</div>\n";
-
     if (!j.at("warnings").empty()) {
       h << "<h2>Warnings</h2>\n<ul id=\"warnings\" class=\"notes\">\n";
       for (const auto& w : j.at("warnings")) h << "<li>" << xml_escape(w.get<std::string>()) << "</li>\n";

@@ -45,8 +45,8 @@ std::vector<std::string> resolved_algorithms(const std::vector<std::string>& giv
 
 // The goal: the workload's validation target unless --goal/--metric say otherwise; a metric the
 // workload never reports, or a value no eval can reach, would read "never" at every batch size.
-ScalingGoal checked_goal(const ScaleRequest& request, const WorkloadSpec& spec) {
-  ScalingGoal goal{request.metric.empty() ? "validation/" + spec.target_metric : request.metric,
+TrainingGoal checked_goal(const ScaleRequest& request, const WorkloadSpec& spec) {
+  TrainingGoal goal{request.metric.empty() ? "validation/" + spec.target_metric : request.metric,
                    request.goal.value_or(spec.validation_target), spec.higher_is_better};
   if (!request.metric.empty() && request.metric.find('/') == std::string::npos) goal.metric = "validation/" + request.metric;
   const EvalSplit split = parse_eval_split(goal.metric.substr(0, goal.metric.find('/')));
@@ -120,7 +120,7 @@ TrialSpec scale_trial(const ScaleRequest& request, const ScalePlan& plan, int64_
   }
   t.time_budget = 1e9;  // the budget is in steps here
   t.stop_at_targets = false;
-  t.goal = TrainingGoal{plan.goal.metric, plan.goal.value, plan.goal.higher_is_better};
+  t.goal = plan.goal;
   t.noise_scale_shards = request.noise_scale;
   if (!request.all_splits) t.eval_splits = {parse_eval_split(plan.goal.metric.substr(0, plan.goal.metric.find('/')))};
   t.data_parallel.combine = combine;

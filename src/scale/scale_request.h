@@ -54,7 +54,7 @@ struct ScalePlan {
   std::vector<int64_t> batch_sizes;     // ascending
   std::vector<std::string> combines;    // {""}: no combiner
   int64_t budget = 0;                   // steps per trial
-  ScalingGoal goal;
+  TrainingGoal goal;
   std::vector<std::string> warnings;    // what the spaces' reader tolerated
   std::vector<SweepSpec> sweeps;
 

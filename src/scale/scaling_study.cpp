@@ -37,7 +37,7 @@ std::string hyperparameters_summary(const std::string& json, const std::string& 
 }
 
 ScalingReport read_scaling_study(const StudyStore& store, const std::vector<StudyRecord>& studies,
-                                 const ScalingGoal& goal, const RegimeThresholds& thresholds,
+                                 const TrainingGoal& goal, const RegimeThresholds& thresholds,
                                  int bootstrap_resamples) {
   ScalingReport report;
   report.goal = goal;

@@ -15,17 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "catalog/trial_spec.h"
 #include "scale/scaling_analysis.h"
 #include "scale/steps_to_result.h"
 #include "store/study_store.h"
 
 namespace pacer {
-
-struct ScalingGoal {
-  std::string metric;  // column, e.g. "validation/accuracy"
-  double value = 0.0;
-  bool higher_is_better = true;
-};
 
 struct BatchSizeResult {
   int64_t batch_size = 0;
@@ -48,13 +43,13 @@ struct ScalingSeries {
 
 struct ScalingReport {
   std::string workload;
-  ScalingGoal goal;
+  TrainingGoal goal;
   RegimeThresholds thresholds;
   std::vector<ScalingSeries> series;
 };
 
 ScalingReport read_scaling_study(const StudyStore& store, const std::vector<StudyRecord>& studies,
-                                 const ScalingGoal& goal, const RegimeThresholds& thresholds = {},
+                                 const TrainingGoal& goal, const RegimeThresholds& thresholds = {},
                                  int bootstrap_resamples = 500);
 
 std::string scaling_table_text(const ScalingReport& report);

@@ -29,6 +29,46 @@ std::string clock_of(const std::string& trial_spec, const std::string& where) {
   return j["clock"].get<std::string>();
 }
 
+// One finished trial of a stored study as scoring reads a log: its evals as columns.
+TrialLog trial_log(StudyStore& store, const StudyRecord& study, const TrialRecord& trial, const std::string& path,
+                   const std::string& clock) {
+  TrialLog log;
+  log.submission = study.experiment;
+  log.workload = study.workload;
+  log.study = study.study_index;
+  log.trial = static_cast<int>(trial.index);
+  log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
+  log.clock = clock;
+  if (trial.result) log.threads = trial.result->threads;
+  std::vector<EvalRecord> evals;
+  try {
+    evals = store.evals(trial.id, trial.attempts);
+  } catch (const InputError& e) {  // a damaged row: this trial counts as not reaching
+    log.problem = e.what();
+  }
+  log.rows = evals.size();
+  auto& columns = log.columns;
+  for (const auto& e : evals) {
+    columns["score"].push_back(e.accumulated_submission_time);
+    columns["accumulated_submission_time"].push_back(e.accumulated_submission_time);
+    columns["accumulated_eval_time"].push_back(e.accumulated_eval_time);
+    columns["accumulated_logging_time"].push_back(e.accumulated_logging_time);
+    columns["total_duration"].push_back(e.total_duration);
+    columns["global_step"].push_back(static_cast<double>(e.step));
+    columns["preemption_count"].push_back(static_cast<double>(e.preemption_count));
+  }
+  // Metric columns: the union over rows; a metric missing from a row is NaN there.
+  for (size_t row = 0; row < evals.size(); ++row) {
+    for (const auto& [name, value] : evals[row].metrics) {
+      auto& column = columns[name];
+      column.resize(row, NAN);
+      column.push_back(value);
+    }
+  }
+  for (auto& [name, column] : columns) column.resize(evals.size(), NAN);
+  return log;
+}
+
 }  // namespace
 
 bool StoreSource::is_store_file(const std::string& path) {
@@ -77,41 +117,7 @@ StoreSource::StoreSource(std::vector<std::string> store_paths, bool self_tuning,
           ++unfinished;
           continue;
         }
-        TrialLog log;
-        log.submission = study.experiment;
-        log.workload = study.workload;
-        log.study = study.study_index;
-        log.trial = static_cast<int>(trial.index);
-        log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
-        log.clock = clock;
-        if (trial.result) log.threads = trial.result->threads;
-        std::vector<EvalRecord> evals;
-        try {
-          evals = store.evals(trial.id, trial.attempts);
-        } catch (const InputError& e) {  // a damaged row: this trial counts as not reaching
-          log.problem = e.what();
-        }
-        log.rows = evals.size();
-        auto& columns = log.columns;
-        for (const auto& e : evals) {
-          columns["score"].push_back(e.accumulated_submission_time);
-          columns["accumulated_submission_time"].push_back(e.accumulated_submission_time);
-          columns["accumulated_eval_time"].push_back(e.accumulated_eval_time);
-          columns["accumulated_logging_time"].push_back(e.accumulated_logging_time);
-          columns["total_duration"].push_back(e.total_duration);
-          columns["global_step"].push_back(static_cast<double>(e.step));
-          columns["preemption_count"].push_back(static_cast<double>(e.preemption_count));
-        }
-        // Metric columns: the union over rows; a metric missing from a row is NaN there.
-        for (size_t row = 0; row < evals.size(); ++row) {
-          for (const auto& [name, value] : evals[row].metrics) {
-            auto& column = columns[name];
-            column.resize(row, NAN);
-            column.push_back(value);
-          }
-        }
-        for (auto& [name, column] : columns) column.resize(evals.size(), NAN);
-        trials_.push_back(std::move(log));
+        trials_.push_back(trial_log(store, study, trial, path, clock));
       }
     }
     if (unfinished > 0) {  // a board half done scores as if those trials had missed: say so

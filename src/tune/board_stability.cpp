@@ -153,21 +153,83 @@ std::string verdicts_markdown(const PartStability& p, const BoardStabilityOption
   return out.str();
 }
 
+// A part scored on the board and on each bootstrap replicate of its studies.
+struct ScoredPart {
+  const BoardPartScores* part;
+  StudyGroups groups;
+  ScoreOptions score_options;
+  std::vector<ScoreResult> replicates;
+};
+
+// Each algorithm's rank interval, the seconds-vs-steps agreement and the verdicts of one part.
+PartStability part_stability(const ScoredPart& s, const BoardStabilityOptions& options) {
+  PartStability part;
+  part.part = s.part->part.name;
+  const ScoreResult& board = *s.part->seconds;
+  std::vector<std::map<std::string, const SubmissionScore*>> replicas;
+  for (const auto& r : s.replicates) replicas.push_back(by_name(r));
+  for (size_t i = 0; i < board.submissions.size(); ++i) {
+    const auto& sub = board.submissions[i];
+    RankInterval ri;
+    ri.name = sub.name;
+    ri.rank = sub.rank;
+    ri.score = sub.score;
+    std::vector<double> ranks;
+    int above = 0;
+    for (const auto& replica : replicas) {
+      const SubmissionScore* mine = replica.at(sub.name);
+      ranks.push_back(mine->rank);
+      if (i + 1 < board.submissions.size() && mine->score > replica.at(board.submissions[i + 1].name)->score) ++above;
+    }
+    const auto [low, high] = interval(ranks, options.level);
+    ri.low = static_cast<int>(std::lround(std::floor(low)));
+    ri.high = static_cast<int>(std::lround(std::ceil(high)));
+    ri.above_next = replicas.empty() ? 0 : static_cast<double>(above) / static_cast<double>(replicas.size());
+    part.ranks.push_back(ri);
+  }
+  if (s.part->steps) {
+    std::tie(part.seconds_steps_spearman, part.seconds_steps_kendall) = correlation(board, *s.part->steps);
+    const auto steps = by_name(*s.part->steps);
+    for (const auto& sub : board.submissions) part.changed_rank += steps.at(sub.name)->rank != sub.rank;
+  }
+  add_verdicts(part, board, s.replicates, options);
+  return part;
+}
+
+// How a rerun's ranking agrees with the external part's, by the score and by the pace, with intervals.
+RunAgreement run_agreement(const ScoredPart& external, const ScoredPart& s, const BoardStabilityOptions& options) {
+  RunAgreement a;
+  a.first = external.part->part.name;
+  a.second = s.part->part.name;
+  const auto theirs = by_name(*s.part->seconds);
+  for (const auto& sub : external.part->seconds->submissions) a.algorithms += theirs.count(sub.name) > 0;
+  std::tie(a.spearman, a.kendall) = correlation(*external.part->seconds, *s.part->seconds);
+  std::vector<double> rhos, taus;
+  for (size_t r = 0; r < s.replicates.size(); ++r) {
+    const auto [rho, tau] = correlation(external.replicates[r], s.replicates[r]);
+    rhos.push_back(rho);
+    taus.push_back(tau);
+  }
+  std::tie(a.spearman_low, a.spearman_high) = interval(rhos, options.level);
+  std::tie(a.kendall_low, a.kendall_high) = interval(taus, options.level);
+  a.pace_spearman = correlation(*external.part->seconds, *s.part->seconds, true).first;
+  std::vector<double> pace_rhos;
+  for (size_t r = 0; r < s.replicates.size(); ++r) {
+    pace_rhos.push_back(correlation(external.replicates[r], s.replicates[r], true).first);
+  }
+  std::tie(a.pace_spearman_low, a.pace_spearman_high) = interval(pace_rhos, options.level);
+  return a;
+}
+
 }  // namespace
 
 BoardStability board_stability(const std::vector<BoardPartScores>& parts, const BoardStabilityOptions& options) {
   BoardStability stability;
   stability.options = options;
-  struct Scored {
-    const BoardPartScores* part;
-    StudyGroups groups;
-    ScoreOptions score_options;
-    std::vector<ScoreResult> replicates;
-  };
-  std::vector<Scored> scored;
+  std::vector<ScoredPart> scored;
   for (const auto& p : parts) {
     if (!p.seconds || p.trials.empty()) continue;
-    Scored s{&p, group_studies(p.trials), ScoreOptions{}, {}};
+    ScoredPart s{&p, group_studies(p.trials), ScoreOptions{}, {}};
     s.score_options.rules = options.rules;
     s.score_options.self_tuning = p.part.ruleset == Ruleset::self;
     s.score_options.time_axis = TimeAxis::seconds;
@@ -180,68 +242,13 @@ BoardStability board_stability(const std::vector<BoardPartScores>& parts, const 
   for (int r = 0; r < options.resamples; ++r) {
     for (auto& s : scored) s.replicates.push_back(score_trials(resample(s.groups, rng), s.part->names, s.score_options));
   }
-
-  for (const auto& s : scored) {
-    PartStability part;
-    part.part = s.part->part.name;
-    const ScoreResult& board = *s.part->seconds;
-    std::vector<std::map<std::string, const SubmissionScore*>> replicas;
-    for (const auto& r : s.replicates) replicas.push_back(by_name(r));
-    for (size_t i = 0; i < board.submissions.size(); ++i) {
-      const auto& sub = board.submissions[i];
-      RankInterval ri;
-      ri.name = sub.name;
-      ri.rank = sub.rank;
-      ri.score = sub.score;
-      std::vector<double> ranks;
-      int above = 0;
-      for (const auto& replica : replicas) {
-        const SubmissionScore* mine = replica.at(sub.name);
-        ranks.push_back(mine->rank);
-        if (i + 1 < board.submissions.size() && mine->score > replica.at(board.submissions[i + 1].name)->score) ++above;
-      }
-      const auto [low, high] = interval(ranks, options.level);
-      ri.low = static_cast<int>(std::lround(std::floor(low)));
-      ri.high = static_cast<int>(std::lround(std::ceil(high)));
-      ri.above_next = replicas.empty() ? 0 : static_cast<double>(above) / static_cast<double>(replicas.size());
-      part.ranks.push_back(ri);
-    }
-    if (s.part->steps) {
-      std::tie(part.seconds_steps_spearman, part.seconds_steps_kendall) = correlation(board, *s.part->steps);
-      const auto steps = by_name(*s.part->steps);
-      for (const auto& sub : board.submissions) part.changed_rank += steps.at(sub.name)->rank != sub.rank;
-    }
-    add_verdicts(part, board, s.replicates, options);
-    stability.parts.push_back(std::move(part));
-  }
-
-  const Scored* external = nullptr;
+  for (const auto& s : scored) stability.parts.push_back(part_stability(s, options));
+  const ScoredPart* external = nullptr;
   for (const auto& s : scored) {
     if (s.part->part.ruleset == Ruleset::external && s.part->part.rerun == 0) external = &s;
   }
   for (const auto& s : scored) {
-    if (!external || s.part->part.rerun == 0) continue;
-    RunAgreement a;
-    a.first = external->part->part.name;
-    a.second = s.part->part.name;
-    const auto theirs = by_name(*s.part->seconds);
-    for (const auto& sub : external->part->seconds->submissions) a.algorithms += theirs.count(sub.name) > 0;
-    std::tie(a.spearman, a.kendall) = correlation(*external->part->seconds, *s.part->seconds);
-    std::vector<double> rhos, taus;
-    for (size_t r = 0; r < s.replicates.size(); ++r) {
-      const auto [rho, tau] = correlation(external->replicates[r], s.replicates[r]);
-      rhos.push_back(rho);
-      taus.push_back(tau);
-    }
-    std::tie(a.spearman_low, a.spearman_high) = interval(rhos, options.level);
-    std::tie(a.kendall_low, a.kendall_high) = interval(taus, options.level);
-    a.pace_spearman = correlation(*external->part->seconds, *s.part->seconds, true).first;
-    std::vector<double> pace_rhos;
-    for (size_t r = 0; r < s.replicates.size(); ++r) {
-      pace_rhos.push_back(correlation(external->replicates[r], s.replicates[r], true).first);
-    }
-    std::tie(a.pace_spearman_low, a.pace_spearman_high) = interval(pace_rhos, options.level);
-    stability.agreements.push_back(a);
+    if (external && s.part->part.rerun != 0) stability.agreements.push_back(run_agreement(*external, s, options));
   }
   return stability;
 }
