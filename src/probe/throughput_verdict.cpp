@@ -16,6 +16,36 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
+namespace {
+
+// A busy machine bends single measurements (batch 16 at 183 ms/step, max 955 ms, beside 1.7 ms
+// at 64: "gain 307x"); such a verdict must not sound confident.
+void warn_of_unreliable_timings(const std::vector<const BatchSizeMeasurement*>& fitting, ThroughputVerdict& v) {
+  std::string evidence;
+  for (size_t i = 0; i < fitting.size(); ++i) {
+    const BatchSizeMeasurement& m = *fitting[i];
+    const bool spread = m.step_seconds_min > 0 && m.step_seconds_max > 3.0 * m.step_seconds_min;
+    const bool jump = i > 0 && v.doubling_gain[i] > 2.5 &&
+                      m.batch_size <= 2 * fitting[i - 1]->batch_size;  // more than the batch grew
+    if (!spread && !jump) continue;
+    const BatchSizeMeasurement& noisy = jump && !spread ? *fitting[i - 1] : m;
+    if (!v.unreliable_batch_sizes.empty() && v.unreliable_batch_sizes.back() == noisy.batch_size) continue;
+    v.unreliable_batch_sizes.push_back(noisy.batch_size);
+    evidence += (evidence.empty() ? "" : "; ") + std::string("batch size ") + std::to_string(noisy.batch_size) +
+                (spread ? ": step times " + fixed(1000.0 * m.step_seconds_min, 2) + " to " +
+                              fixed(1000.0 * m.step_seconds_max, 2) + " ms"
+                        : ": throughput x" + fixed(v.doubling_gain[i], 2) + " to the next batch size");
+  }
+  if (!evidence.empty()) {
+    v.warning = "the timings are unreliable (" + evidence +
+                "): something else was using the machine; probe again on a quiet machine or with more --steps "
+                "before trusting this verdict";
+    v.explanation += ". Warning: " + v.warning;
+  }
+}
+
+}  // namespace
+
 ThroughputVerdict throughput_verdict(const std::vector<BatchSizeMeasurement>& measurements, double saturation) {
   ThroughputVerdict v;
   std::vector<const BatchSizeMeasurement*> fitting;
@@ -76,29 +106,7 @@ ThroughputVerdict throughput_verdict(const std::vector<BatchSizeMeasurement>& me
                                                                " examples/s)") +
                     ": beyond it the time per step grows in proportion to the batch, the device is saturated";
   }
-  // A busy machine bends single measurements (batch 16 at 183 ms/step, max 955 ms, beside 1.7 ms
-  // at 64: "gain 307x"); such a verdict must not sound confident.
-  std::string evidence;
-  for (size_t i = 0; i < fitting.size(); ++i) {
-    const BatchSizeMeasurement& m = *fitting[i];
-    const bool spread = m.step_seconds_min > 0 && m.step_seconds_max > 3.0 * m.step_seconds_min;
-    const bool jump = i > 0 && v.doubling_gain[i] > 2.5 &&
-                      m.batch_size <= 2 * fitting[i - 1]->batch_size;  // more than the batch grew
-    if (!spread && !jump) continue;
-    const BatchSizeMeasurement& noisy = jump && !spread ? *fitting[i - 1] : m;
-    if (!v.unreliable_batch_sizes.empty() && v.unreliable_batch_sizes.back() == noisy.batch_size) continue;
-    v.unreliable_batch_sizes.push_back(noisy.batch_size);
-    evidence += (evidence.empty() ? "" : "; ") + std::string("batch size ") + std::to_string(noisy.batch_size) +
-                (spread ? ": step times " + fixed(1000.0 * m.step_seconds_min, 2) + " to " +
-                              fixed(1000.0 * m.step_seconds_max, 2) + " ms"
-                        : ": throughput x" + fixed(v.doubling_gain[i], 2) + " to the next batch size");
-  }
-  if (!evidence.empty()) {
-    v.warning = "the timings are unreliable (" + evidence +
-                "): something else was using the machine; probe again on a quiet machine or with more --steps "
-                "before trusting this verdict";
-    v.explanation += ". Warning: " + v.warning;
-  }
+  warn_of_unreliable_timings(fitting, v);
   return v;
 }
 

@@ -27,6 +27,42 @@ std::optional<double> learning_rate_of(const std::string& hparams_json) {
 
 std::string cell(const std::string& text) { return "<td>" + xml_escape(text) + "</td>"; }
 
+// S(B) = S_min (1 + B_crit / B) over [b_lo, b_hi], and the envelope of the four corners of the
+// bootstrap intervals of S_min and B_crit (a band from the marginal intervals, not a joint one).
+void add_fit(LineChart& chart, const std::string& name, const std::string& color, const CriticalBatchInterval& f, double b_lo,
+             double b_hi) {
+  ChartSeries fitted{name + ": fit S_min (1 + B_crit/B)", color, {}, false};
+  fitted.dashed = true;
+  ChartBand band{name + ": fit, 95% intervals", color, {}, {}};
+  for (int k = 0; k <= 48; ++k) {
+    const double batch = b_lo * std::pow(b_hi / b_lo, k / 48.0);
+    fitted.points.emplace_back(batch, f.fit.s_min * (1 + f.fit.b_crit / batch));
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (double sm : {f.s_min_low, f.s_min_high}) {
+      for (double bc : {f.b_crit_low, f.b_crit_high}) {
+        const double v = sm * (1 + bc / batch);
+        if (std::isfinite(v) && v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+      }
+    }
+    if (std::isfinite(lo) && hi > 0) band.lower.emplace_back(batch, lo), band.upper.emplace_back(batch, hi);
+  }
+  chart.series.push_back(fitted);
+  if (!band.lower.empty()) chart.bands.push_back(band);
+}
+
+// The axes span the measured batch sizes and the curves, not the bands (a wide bootstrap
+// interval would squeeze the measurements into a corner); the band is cut at the plot's edge.
+void fit_axes(LineChart& chart, double b_lo, double b_hi) {
+  chart.x_min = b_lo / 1.1, chart.x_max = b_hi * 1.1;
+  double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
+  for (const auto& series : chart.series) {
+    for (const auto& [x, y] : series.points) {
+      if (y > 0 && std::isfinite(y)) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+    }
+  }
+  if (std::isfinite(y_lo) && y_hi > 0) chart.y_min = y_lo / 1.25, chart.y_max = y_hi * 1.25;
+}
+
 }  // namespace
 
 std::string scaling_plot_svg(const ScalingReport& report) {
@@ -70,27 +106,8 @@ std::string scaling_plot_svg(const ScalingReport& report) {
     }
     chart.series.push_back(line);
     if (s.fit && std::isfinite(b_lo) && b_hi > b_lo) {
-      // S(B) = S_min (1 + B_crit / B), and the envelope of the four corners of the bootstrap
-      // intervals of S_min and B_crit (a band from the marginal intervals, not a joint one).
-      const auto& f = *s.fit;
-      ChartSeries fitted{s.name + ": fit S_min (1 + B_crit/B)", color, {}, false};
-      fitted.dashed = true;
-      ChartBand band{s.name + ": fit, 95% intervals", color, {}, {}};
-      for (int k = 0; k <= 48; ++k) {
-        const double batch = b_lo * std::pow(b_hi / b_lo, k / 48.0);
-        fitted.points.emplace_back(batch, f.fit.s_min * (1 + f.fit.b_crit / batch));
-        double lo = std::numeric_limits<double>::infinity(), hi = 0;
-        for (double sm : {f.s_min_low, f.s_min_high}) {
-          for (double bc : {f.b_crit_low, f.b_crit_high}) {
-            const double v = sm * (1 + bc / batch);
-            if (std::isfinite(v) && v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
-          }
-        }
-        if (std::isfinite(lo) && hi > 0) band.lower.emplace_back(batch, lo), band.upper.emplace_back(batch, hi);
-      }
-      chart.series.push_back(fitted);
-      if (!band.lower.empty()) chart.bands.push_back(band);
-      mark(f.fit.b_crit, "B_crit", s.name, color);
+      add_fit(chart, s.name, color, *s.fit, b_lo, b_hi);
+      mark(s.fit->fit.b_crit, "B_crit", s.name, color);
     }
     if (s.noise_scale) mark(*s.noise_scale, "B_simple", s.name, "#777");
   }
@@ -100,18 +117,7 @@ std::string scaling_plot_svg(const ScalingReport& report) {
     perfect.dashed = true;
     chart.series.push_back(perfect);
   }
-  // The axes span the measured batch sizes and the curves, not the bands (a wide bootstrap
-  // interval would squeeze the measurements into a corner); the band is cut at the plot's edge.
-  if (std::isfinite(b_lo) && b_hi > 0) {
-    chart.x_min = b_lo / 1.1, chart.x_max = b_hi * 1.1;
-    double y_lo = std::numeric_limits<double>::infinity(), y_hi = 0;
-    for (const auto& series : chart.series) {
-      for (const auto& [x, y] : series.points) {
-        if (y > 0 && std::isfinite(y)) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
-      }
-    }
-    if (std::isfinite(y_lo) && y_hi > 0) chart.y_min = y_lo / 1.25, chart.y_max = y_hi * 1.25;
-  }
+  if (std::isfinite(b_lo) && b_hi > 0) fit_axes(chart, b_lo, b_hi);
   if (!off_chart.empty()) chart.title += " (outside the measured batch sizes: " + off_chart + ")";
   return chart.render();
 }

@@ -28,6 +28,44 @@ void set_headers(httplib::Response& res) {
 
 std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
 
+// What the routes never see: a method but GET and HEAD, a range, and what httplib refuses itself.
+void refuse_what_is_not_served(httplib::Server& server) {
+  // Before httplib reads a body or looks at a range: anything but GET and HEAD is 405 and the
+  // connection closes (a chunked or unsized body would otherwise be read whole, whatever its size),
+  // and a Range header is refused (httplib would copy the reply once per range asked for).
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.status = 405;
+      res.set_header("Allow", "GET, HEAD");
+      res.set_header("Connection", "close");
+      res.set_content("pacer serve is read-only: " + req.method + " is not allowed\n", "text/plain; charset=utf-8");
+    } else if (req.has_header("Range")) {
+      res.status = 416;
+      res.set_content("pacer serve: range requests are not served\n", "text/plain; charset=utf-8");
+    } else {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    set_headers(res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // Requests httplib refuses itself (an oversized line or body, a malformed request) get a body
+  // that says why instead of an empty one.
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const char* why = res.status == 413   ? "request too large"
+                      : res.status == 414 ? "request line too long"
+                      : res.status == 431 ? "request headers too large"
+                      : res.status == 400 ? "malformed request"
+                                          : "request refused";
+    res.set_content("pacer serve: " + std::to_string(res.status) + " " + why + "\n", "text/plain; charset=utf-8");
+    set_headers(res);
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    res.status = 500;
+    res.set_content("pacer serve: internal error\n", "text/plain; charset=utf-8");
+  });
+}
+
 }  // namespace
 
 bool is_loopback_address(const std::string& host) {
@@ -62,42 +100,8 @@ void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
     res.set_content(reply.body, reply.content_type.c_str());
     set_headers(res);
   };
-  // Before httplib reads a body or looks at a range: anything but GET and HEAD is 405 and the
-  // connection closes (a chunked or unsized body would otherwise be read whole, whatever its size),
-  // and a Range header is refused (httplib would copy the reply once per range asked for).
-  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (req.method != "GET" && req.method != "HEAD") {
-      res.status = 405;
-      res.set_header("Allow", "GET, HEAD");
-      res.set_header("Connection", "close");
-      res.set_content("pacer serve is read-only: " + req.method + " is not allowed\n", "text/plain; charset=utf-8");
-    } else if (req.has_header("Range")) {
-      res.status = 416;
-      res.set_content("pacer serve: range requests are not served\n", "text/plain; charset=utf-8");
-    } else {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    set_headers(res);
-    return httplib::Server::HandlerResponse::Handled;
-  });
   server.Get(".*", handle);
-  // Requests httplib refuses itself (an oversized line or body, a malformed request) get a body
-  // that says why instead of an empty one.
-  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    const char* why = res.status == 413   ? "request too large"
-                      : res.status == 414 ? "request line too long"
-                      : res.status == 431 ? "request headers too large"
-                      : res.status == 400 ? "malformed request"
-                                          : "request refused";
-    res.set_content("pacer serve: " + std::to_string(res.status) + " " + why + "\n", "text/plain; charset=utf-8");
-    set_headers(res);
-  });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    res.status = 500;
-    res.set_content("pacer serve: internal error\n", "text/plain; charset=utf-8");
-  });
-
+  refuse_what_is_not_served(server);
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.host);

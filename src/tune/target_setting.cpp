@@ -119,6 +119,47 @@ SweepSpec TargetSetter::rerun_sweep(const StudyStore& store, const std::vector<S
   return s;
 }
 
+namespace {
+
+// One run of the search or the re-runs as the record lists it.
+nlohmann::ordered_json run_json(const TargetRun& run) {
+  nlohmann::ordered_json j;
+  j["algorithm"] = run.algorithm;
+  j["trial"] = run.trial_index;
+  j["seed"] = std::to_string(run.seed);
+  j["hparams"] = nlohmann::ordered_json::parse(run.hparams_json);
+  j["status"] = run.status;
+  j["best_validation"] = run.best_validation ? nlohmann::ordered_json(*run.best_validation) : nlohmann::ordered_json(nullptr);
+  j["best_step"] = run.best_step;
+  j["test_at_best"] = run.test_at_best ? nlohmann::ordered_json(*run.test_at_best) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+// The budget: budget_factor x the median steps to target x the seconds per step measured alone,
+// or, without that timing, budget_factor x the re-runs' median time to target.
+void add_budget(nlohmann::ordered_json& r, double budget_factor, const std::vector<double>& times,
+                const std::vector<double>& steps, size_t reruns, const std::optional<StepTiming>& timing) {
+  const double median_time = times.empty() ? 0.0 : median(times);
+  r["median_time_to_target_s"] = median_time;
+  r["budget_factor"] = budget_factor;
+  const double budget_from_times = std::ceil(budget_factor * median_time);
+  if (timing && !steps.empty()) {
+    const double median_steps = median(steps);
+    r["budget_s"] = std::ceil(budget_factor * median_steps * timing->seconds_per_step);
+    r["budget_under_load_s"] = budget_from_times;
+    r["budget_basis"] = {{"rule", "budget_factor x median steps to target x seconds per step measured alone"},
+                         {"median_steps_to_target", median_steps},
+                         {"reruns_reaching", steps.size()},
+                         {"reruns", reruns},
+                         {"seconds_per_step_alone", timing->seconds_per_step},
+                         {"measured_with", timing->measured_with}};
+  } else {
+    r["budget_s"] = budget_from_times;
+  }
+}
+
+}  // namespace
+
 nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::vector<StudyRecord>& search,
                                             const std::vector<StudyRecord>& reruns,
                                             const std::optional<StepTiming>& timing) const {
@@ -135,18 +176,6 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
   r["algorithms"] = options_.algorithms;
   r["trials_per_algorithm"] = options_.trials;
   r["seed"] = std::to_string(options_.seed);
-  auto run_json = [](const TargetRun& run) {
-    ordered_json j;
-    j["algorithm"] = run.algorithm;
-    j["trial"] = run.trial_index;
-    j["seed"] = std::to_string(run.seed);
-    j["hparams"] = ordered_json::parse(run.hparams_json);
-    j["status"] = run.status;
-    j["best_validation"] = run.best_validation ? ordered_json(*run.best_validation) : ordered_json(nullptr);
-    j["best_step"] = run.best_step;
-    j["test_at_best"] = run.test_at_best ? ordered_json(*run.test_at_best) : ordered_json(nullptr);
-    return j;
-  };
   ordered_json search_runs = ordered_json::array();
   for (const auto& run : runs(store, search)) search_runs.push_back(run_json(run));
   r["search"] = search_runs;
@@ -190,23 +219,7 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
   r["reruns"] = rerun_json;
   r["validation_target"] = validation_target;
   r["test_target"] = test_target ? ordered_json(*test_target) : ordered_json(nullptr);
-  const double median_time = times.empty() ? 0.0 : median(times);
-  r["median_time_to_target_s"] = median_time;
-  r["budget_factor"] = options_.budget_factor;
-  const double budget_from_times = std::ceil(options_.budget_factor * median_time);
-  if (timing && !steps.empty()) {
-    const double median_steps = median(steps);
-    r["budget_s"] = std::ceil(options_.budget_factor * median_steps * timing->seconds_per_step);
-    r["budget_under_load_s"] = budget_from_times;
-    r["budget_basis"] = {{"rule", "budget_factor x median steps to target x seconds per step measured alone"},
-                         {"median_steps_to_target", median_steps},
-                         {"reruns_reaching", steps.size()},
-                         {"reruns", rerun_list.size()},
-                         {"seconds_per_step_alone", timing->seconds_per_step},
-                         {"measured_with", timing->measured_with}};
-  } else {
-    r["budget_s"] = budget_from_times;
-  }
+  add_budget(r, options_.budget_factor, times, steps, rerun_list.size(), timing);
   std::sort(best_values.begin(), best_values.end());
   r["rerun_best_validation"] = {{"min", best_values.front()}, {"median", validation_target}, {"max", best_values.back()}};
   return r;
