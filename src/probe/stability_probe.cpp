@@ -93,6 +93,98 @@ std::string describe(const StabilityRun& run, const RunAssessment& a) {
   return s;
 }
 
+void say(const StabilityProbeOptions& o, const std::string& line) {
+  if (o.progress) o.progress->log(line);
+}
+
+// The learning rates to sweep: the given ones, or a geometric range around the point's inside the
+// declared range; each checked against that range before any run.
+std::vector<double> sweep_rates(const AlgorithmInfo& info, const Hyperparameters& base, const std::string& algorithm_name,
+                                const StabilityProbeOptions& o) {
+  std::vector<double> rates = o.learning_rates;
+  if (rates.empty()) {
+    const double lr = base.get("learning_rate");
+    // The default top of the sweep stays inside the declared range (sgd: 0.5 x 64 = 32 > 10).
+    double top = lr * 64.0;
+    for (const auto& h : info.hyperparameters) {
+      if (h.name == "learning_rate" && top >= h.max) top = h.max_excluded ? h.max * (1 - 1e-9) : h.max;
+    }
+    rates = geometric_learning_rates(o.lr_min > 0 ? o.lr_min : lr / 8.0, o.lr_max > 0 ? o.lr_max : top, o.factor);
+  }
+  std::sort(rates.begin(), rates.end());
+  for (double lr : rates) {
+    if (!(lr > 0) || !std::isfinite(lr)) throw InputError("--learning-rates: positive finite values (got " + format_4g(lr) + ")");
+    // Out of the algorithm's range: said now, not when the sweep reaches it.
+    Hyperparameters h = base;
+    h.set("learning_rate", lr);
+    resolve_hyperparameters(info.hyperparameters, h, algorithm_name);
+  }
+  return rates;
+}
+
+// Warmups at the first unstable learning rate, shortest first, until one makes it stable.
+void test_warmups(const ProbeContext& c, double unstable, StabilityProbeReport& r) {
+  const StabilityProbeOptions& o = c.options;
+  std::vector<int64_t> warmups = o.warmup_steps;
+  if (warmups.empty()) {
+    for (int64_t w : {o.steps / 100, o.steps / 10, o.steps}) {
+      w = std::max<int64_t>(1, w);
+      if (std::find(warmups.begin(), warmups.end(), w) == warmups.end()) warmups.push_back(w);
+    }
+  }
+  std::sort(warmups.begin(), warmups.end());
+  if (!declares(c.info, "warmup_factor")) {
+    r.warmup_advice = "algorithm '" + c.algorithm + "' has no warmup_factor hyperparameter: warmup not tested";
+    return;
+  }
+  for (int64_t w : warmups) {
+    if (o.progress) o.progress->update("stability probe: warmup " + std::to_string(w) + " at " + format_4g(unstable));
+    r.warmup_runs.push_back(run_one(c, unstable, w, 0.0));
+    r.warmup_assessments.push_back(assess_run(r.warmup_runs.back(), o.rules));
+    say(o, describe(r.warmup_runs.back(), r.warmup_assessments.back()));
+    if (r.warmup_assessments.back().stable) {
+      r.recommended_warmup_steps = w;
+      break;
+    }
+  }
+  const double step_hint = static_cast<double>(std::max<int64_t>(1, r.step_hint));
+  r.warmup_advice = r.recommended_warmup_steps
+                        ? "a linear warmup of " + std::to_string(*r.recommended_warmup_steps) +
+                              " steps makes learning rate " + format_4g(unstable) +
+                              " stable (tested; warmup_factor = " + format_4g(*r.recommended_warmup_steps / step_hint) +
+                              " of the step hint " + std::to_string(r.step_hint) + ")"
+                        : "no tested warmup (up to " + std::to_string(warmups.back()) +
+                              " steps) makes learning rate " + format_4g(unstable) + " stable: try clipping, or stay below " +
+                              (r.verdict.largest_stable ? format_4g(*r.verdict.largest_stable) : std::string("the sweep"));
+}
+
+// Clipping at the playbook's 90th percentile of a stable run's gradient norms (the best one).
+void test_clipping(const ProbeContext& c, double unstable, StabilityProbeReport& r) {
+  const StabilityProbeOptions& o = c.options;
+  const StabilityRun* reference = nullptr;
+  for (const auto& run : r.sweep)
+    if (r.verdict.best && run.learning_rate == *r.verdict.best) reference = &run;
+  if (!o.test_clipping) {
+    r.clipping_advice = "clipping not tested (--no-clipping)";
+  } else if (!declares(c.info, "grad_clip")) {
+    r.clipping_advice = "algorithm '" + c.algorithm + "' has no grad_clip hyperparameter: clipping not tested";
+  } else if (!reference || reference->grad_norms.empty()) {
+    r.clipping_advice = "no stable run with gradient norms to set a clipping threshold from";
+  } else {
+    r.clip_threshold = percentile(reference->grad_norms, 90.0);
+    if (o.progress) o.progress->update("stability probe: clipping at " + format_4g(*r.clip_threshold));
+    r.clip_run = run_one(c, unstable, 0, *r.clip_threshold);
+    r.clip_assessment = assess_run(*r.clip_run, o.rules);
+    say(o, describe(*r.clip_run, *r.clip_assessment));
+    const double clipped = r.clip_assessment->clipped_fraction;
+    r.clipping_advice = "grad_clip " + format_4g(*r.clip_threshold) + " (90th percentile of the gradient norms at lr " +
+                        format_4g(reference->learning_rate) + ") " +
+                        (r.clip_assessment->stable ? "makes" : "does not make") + " learning rate " + format_4g(unstable) +
+                        " stable; it clipped " + format_4g(100.0 * clipped) + "% of the steps" +
+                        (clipped > 0.5 ? " (more than half: too aggressive, it acts as a lower learning rate)" : "");
+  }
+}
+
 }  // namespace
 
 std::vector<double> geometric_learning_rates(double lr_min, double lr_max, double factor) {
@@ -127,24 +219,7 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
     throw InputError("algorithm '" + algorithm_name + "' has no learning_rate hyperparameter to sweep");
   }
   const Hyperparameters base = resolve_hyperparameters(info.hyperparameters, o.hparams, algorithm_name);
-  std::vector<double> rates = o.learning_rates;
-  if (rates.empty()) {
-    const double lr = base.get("learning_rate");
-    // The default top of the sweep stays inside the declared range (sgd: 0.5 x 64 = 32 > 10).
-    double top = lr * 64.0;
-    for (const auto& h : info.hyperparameters) {
-      if (h.name == "learning_rate" && top >= h.max) top = h.max_excluded ? h.max * (1 - 1e-9) : h.max;
-    }
-    rates = geometric_learning_rates(o.lr_min > 0 ? o.lr_min : lr / 8.0, o.lr_max > 0 ? o.lr_max : top, o.factor);
-  }
-  std::sort(rates.begin(), rates.end());
-  for (double lr : rates) {
-    if (!(lr > 0) || !std::isfinite(lr)) throw InputError("--learning-rates: positive finite values (got " + format_4g(lr) + ")");
-    // Out of the algorithm's range: said now, not when the sweep reaches it.
-    Hyperparameters h = base;
-    h.set("learning_rate", lr);
-    resolve_hyperparameters(info.hyperparameters, h, algorithm_name);
-  }
+  const std::vector<double> rates = sweep_rates(info, base, algorithm_name, o);
   auto workload = create_workload(workload_name, o.workload_options);
   const ProbeContext c{*workload, algorithm_name, info, base, o};
 
@@ -155,80 +230,22 @@ StabilityProbeReport run_stability_probe(const std::string& workload_name, const
   r.steps = o.steps;
   r.step_hint = workload->spec().step_hint;
   r.batch_size = o.batch_size ? *o.batch_size : create_algorithm(algorithm_name)->batch_size(workload->spec());
-  auto log = [&](const std::string& line) {
-    if (o.progress) o.progress->log(line);
-  };
   for (double lr : rates) {
     if (o.progress) o.progress->update("stability probe: learning rate " + format_4g(lr));
     r.sweep.push_back(run_one(c, lr, 0, 0.0));
     r.sweep_assessments.push_back(assess_run(r.sweep.back(), o.rules));
-    log(describe(r.sweep.back(), r.sweep_assessments.back()));
+    say(o, describe(r.sweep.back(), r.sweep_assessments.back()));
   }
   r.verdict = learning_rate_verdict(r.sweep, o.rules);
-  log(r.verdict.explanation);
-
+  say(o, r.verdict.explanation);
   if (!r.verdict.divergence_point) {
     r.warmup_advice = "no unstable learning rate in the sweep: nothing for warmup to fix";
     r.clipping_advice = "no unstable learning rate in the sweep: nothing for clipping to fix";
   } else {
-    const double unstable = *r.verdict.divergence_point;
-    std::vector<int64_t> warmups = o.warmup_steps;
-    if (warmups.empty()) {
-      for (int64_t w : {o.steps / 100, o.steps / 10, o.steps}) {
-        w = std::max<int64_t>(1, w);
-        if (std::find(warmups.begin(), warmups.end(), w) == warmups.end()) warmups.push_back(w);
-      }
-    }
-    std::sort(warmups.begin(), warmups.end());
-    if (!declares(info, "warmup_factor")) {
-      r.warmup_advice = "algorithm '" + algorithm_name + "' has no warmup_factor hyperparameter: warmup not tested";
-    } else {
-      for (int64_t w : warmups) {
-        if (o.progress) o.progress->update("stability probe: warmup " + std::to_string(w) + " at " + format_4g(unstable));
-        r.warmup_runs.push_back(run_one(c, unstable, w, 0.0));
-        r.warmup_assessments.push_back(assess_run(r.warmup_runs.back(), o.rules));
-        log(describe(r.warmup_runs.back(), r.warmup_assessments.back()));
-        if (r.warmup_assessments.back().stable) {
-          r.recommended_warmup_steps = w;
-          break;
-        }
-      }
-      const double step_hint = static_cast<double>(std::max<int64_t>(1, r.step_hint));
-      r.warmup_advice = r.recommended_warmup_steps
-                            ? "a linear warmup of " + std::to_string(*r.recommended_warmup_steps) +
-                                  " steps makes learning rate " + format_4g(unstable) +
-                                  " stable (tested; warmup_factor = " + format_4g(*r.recommended_warmup_steps / step_hint) +
-                                  " of the step hint " + std::to_string(r.step_hint) + ")"
-                            : "no tested warmup (up to " + std::to_string(warmups.back()) +
-                                  " steps) makes learning rate " + format_4g(unstable) + " stable: try clipping, or stay below " +
-                                  (r.verdict.largest_stable ? format_4g(*r.verdict.largest_stable) : std::string("the sweep"));
-    }
-    log(r.warmup_advice);
-
-    // Clipping at the playbook's 90th percentile of a stable run's gradient norms (the best one).
-    const StabilityRun* reference = nullptr;
-    for (const auto& run : r.sweep)
-      if (r.verdict.best && run.learning_rate == *r.verdict.best) reference = &run;
-    if (!o.test_clipping) {
-      r.clipping_advice = "clipping not tested (--no-clipping)";
-    } else if (!declares(info, "grad_clip")) {
-      r.clipping_advice = "algorithm '" + algorithm_name + "' has no grad_clip hyperparameter: clipping not tested";
-    } else if (!reference || reference->grad_norms.empty()) {
-      r.clipping_advice = "no stable run with gradient norms to set a clipping threshold from";
-    } else {
-      r.clip_threshold = percentile(reference->grad_norms, 90.0);
-      if (o.progress) o.progress->update("stability probe: clipping at " + format_4g(*r.clip_threshold));
-      r.clip_run = run_one(c, unstable, 0, *r.clip_threshold);
-      r.clip_assessment = assess_run(*r.clip_run, o.rules);
-      log(describe(*r.clip_run, *r.clip_assessment));
-      const double clipped = r.clip_assessment->clipped_fraction;
-      r.clipping_advice = "grad_clip " + format_4g(*r.clip_threshold) + " (90th percentile of the gradient norms at lr " +
-                          format_4g(reference->learning_rate) + ") " +
-                          (r.clip_assessment->stable ? "makes" : "does not make") + " learning rate " + format_4g(unstable) +
-                          " stable; it clipped " + format_4g(100.0 * clipped) + "% of the steps" +
-                          (clipped > 0.5 ? " (more than half: too aggressive, it acts as a lower learning rate)" : "");
-    }
-    log(r.clipping_advice);
+    test_warmups(c, *r.verdict.divergence_point, r);
+    say(o, r.warmup_advice);
+    test_clipping(c, *r.verdict.divergence_point, r);
+    say(o, r.clipping_advice);
   }
   if (o.progress) o.progress->finish();
   return r;

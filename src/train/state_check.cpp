@@ -206,6 +206,52 @@ std::string diagnose(const StateCheckReport& r) {
   return text;
 }
 
+// The first step from the restore point at which the resumed run's parameters differ from the
+// uninterrupted run's by more than the tolerance, and how (report.first_differing_step ...).
+void compare_steps(const RecordingAlgorithm& a, const RecordingAlgorithm& c, const StateCheckOptions& options,
+                   int64_t resumed_steps, StateCheckReport& report) {
+  for (int64_t t = options.restore_at; t <= options.steps; ++t) {
+    const auto ia = a.parameters.find(t), ic = c.parameters.find(t);
+    if (ia == a.parameters.end() || ic == c.parameters.end()) {
+      if (report.resume_error.empty()) report.resume_error = "it stopped after step " + std::to_string(resumed_steps);
+      break;
+    }
+    const at::Tensor& pa = ia->second;
+    const at::Tensor& pc = ic->second;
+    const double gap = pa.sizes() == pc.sizes() ? max_abs(pa - pc) : INFINITY;
+    const at::Tensor expected_update = t > options.restore_at ? pa - a.parameters.at(t - 1) : at::zeros_like(pa);
+    const at::Tensor actual_update = t > options.restore_at ? pc - c.parameters.at(t - 1) : at::zeros_like(pc);
+    const double update = max_abs(expected_update);
+    const double allowed = options.tolerance * (update > 0.0 ? update : std::max(max_abs(pa), 1e-30));
+    if (gap > allowed && gap > 0.0) {
+      report.first_differing_step = t;
+      report.max_difference = gap;
+      report.update_size = update;
+      if (t > options.restore_at) std::tie(report.difference, report.scale) = classify(expected_update, actual_update);
+      break;
+    }
+  }
+}
+
+// load_state, round trip: a fresh instance, initialized as for a fresh start, loads the state
+// taken at the restore point; the entries it does not give back as they were.
+std::vector<std::string> load_state_round_trip(Workload& workload, const AlgorithmFactory& make_algorithm,
+                                               const std::optional<Hyperparameters>& hparams,
+                                               const StateCheckOptions& options, const NamedTensors& restore_point) {
+  const auto fresh = make_algorithm();
+  const c10::Device device = resolve_device(options.spec.device);
+  auto network = workload.init_model(derive_seed(options.seed, SeedStream::model_init), device);
+  std::optional<Hyperparameters> resolved;
+  if (hparams) resolved = resolve_hyperparameters(fresh->hyperparameter_specs(), *hparams, fresh->name());
+  fresh->init_optimizer_state(workload, *network, resolved ? &*resolved : nullptr,
+                              derive_seed(options.seed, SeedStream::optimizer));
+  try {
+    return round_trip(restore_point, *fresh);
+  } catch (const std::exception& e) {
+    return {std::string("load_state threw: ") + e.what()};
+  }
+}
+
 }  // namespace
 
 StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactory& make_algorithm,
@@ -278,44 +324,9 @@ StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactor
     report.resume_error = e.what();
   }
 
-  // Step by step from the restore point: the first step whose parameters differ.
-  for (int64_t t = options.restore_at; t <= options.steps; ++t) {
-    const auto ia = a.parameters.find(t), ic = c.parameters.find(t);
-    if (ia == a.parameters.end() || ic == c.parameters.end()) {
-      if (report.resume_error.empty()) report.resume_error = "it stopped after step " + std::to_string(result_c.steps);
-      break;
-    }
-    const at::Tensor& pa = ia->second;
-    const at::Tensor& pc = ic->second;
-    const double gap = pa.sizes() == pc.sizes() ? max_abs(pa - pc) : INFINITY;
-    const at::Tensor expected_update = t > options.restore_at ? pa - a.parameters.at(t - 1) : at::zeros_like(pa);
-    const at::Tensor actual_update = t > options.restore_at ? pc - c.parameters.at(t - 1) : at::zeros_like(pc);
-    const double update = max_abs(expected_update);
-    const double allowed = options.tolerance * (update > 0.0 ? update : std::max(max_abs(pa), 1e-30));
-    if (gap > allowed && gap > 0.0) {
-      report.first_differing_step = t;
-      report.max_difference = gap;
-      report.update_size = update;
-      if (t > options.restore_at) std::tie(report.difference, report.scale) = classify(expected_update, actual_update);
-      break;
-    }
-  }
+  compare_steps(a, c, options, result_c.steps, report);
 
-  // load_state, round trip: a fresh instance initialized as for a fresh start.
-  {
-    const auto fresh = make_algorithm();
-    const c10::Device device = resolve_device(base.spec.device);
-    auto network = workload.init_model(derive_seed(options.seed, SeedStream::model_init), device);
-    std::optional<Hyperparameters> resolved;
-    if (hparams) resolved = resolve_hyperparameters(fresh->hyperparameter_specs(), *hparams, fresh->name());
-    fresh->init_optimizer_state(workload, *network, resolved ? &*resolved : nullptr,
-                                derive_seed(options.seed, SeedStream::optimizer));
-    try {
-      report.not_restored = round_trip(*a.state_at_restore_point, *fresh);
-    } catch (const std::exception& e) {
-      report.not_restored.push_back(std::string("load_state threw: ") + e.what());
-    }
-  }
+  report.not_restored = load_state_round_trip(workload, make_algorithm, hparams, options, *a.state_at_restore_point);
   if (report.resume_error.empty()) report.drifted = drifted_entries(algorithm_a->state(), algorithm_c->state());
 
   report.passed = report.resume_error.empty() && report.not_restored.empty() && !report.first_differing_step &&
