@@ -1,7 +1,12 @@
 #include "distributed/c10d_communicator.h"
 
 #include <c10/util/Exception.h>
+// A pip wheel's LibTorch has Gloo inside but ships none of Gloo's headers, which
+// ProcessGroupGloo.hpp includes: there, Pacer is built without the Gloo backend (NCCL remains).
+#if __has_include(<gloo/algorithm.h>)
+#define PACER_HAS_C10D_GLOO 1
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -72,6 +77,14 @@ bool is_loopback(const std::string& addr) {
 
 }  // namespace
 
+bool C10dCommunicator::gloo_available() {
+#ifdef PACER_HAS_C10D_GLOO
+  return true;
+#else
+  return false;
+#endif
+}
+
 bool C10dCommunicator::nccl_available() {
 #ifdef USE_C10D_NCCL
   return true;
@@ -88,6 +101,11 @@ C10dCommunicator::C10dCommunicator(const DistEnvironment& env, const C10dOptions
   if (options.backend == "nccl" && !nccl_available()) {
     throw InputError("--dist-backend nccl: this LibTorch was built without NCCL (use gloo)");
   }
+  if (options.backend == "gloo" && !gloo_available()) {
+    throw InputError(
+        "--dist-backend gloo: Pacer was built against a LibTorch without Gloo's headers (a pip wheel; "
+        "use nccl)");
+  }
   const std::string where = "rank " + std::to_string(rank_) + "/" + std::to_string(size_) + ": ";
   c10::intrusive_ptr<c10d::Store> store;
   try {
@@ -103,6 +121,7 @@ C10dCommunicator::C10dCommunicator(const DistEnvironment& env, const C10dOptions
   }
   try {
     if (options.backend == "gloo") {
+#ifdef PACER_HAS_C10D_GLOO
       auto gloo_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME")) {
         gloo_options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
@@ -113,6 +132,7 @@ C10dCommunicator::C10dCommunicator(const DistEnvironment& env, const C10dOptions
       }
       group_ = std::make_unique<GroupOf<c10d::ProcessGroupGloo>>(
           c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank_, size_, gloo_options));
+#endif
     } else {
 #ifdef USE_C10D_NCCL
       auto nccl_options = c10d::ProcessGroupNCCL::Options::create();

@@ -38,6 +38,7 @@ class C10dCommunicator : public Communicator {
   void barrier() override;
 
   static bool nccl_available();  // LibTorch was built with NCCL
+  static bool gloo_available();  // built with Gloo's headers (a pip wheel ships none)
 
   class Group;  // the process group, behind the .cpp
 
