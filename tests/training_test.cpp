@@ -8,9 +8,11 @@
 #include <filesystem>
 
 #include "algorithms/registry.h"
+#include "algorithms/tensorwise_algorithm.h"
 #include "algorithms/training_algorithm.h"
 #include "models/flat_parameters.h"
 #include "models/mlp.h"
+#include "core/error.h"
 #include "train/trial_runner.h"
 #include "workloads/registry.h"
 
@@ -132,6 +134,42 @@ TEST(Training, OptimizerStateRoundTrips) {
     algorithm->update(*workload, *net, batch, {3, 0, &state});
     restored->update(*workload, *restored_net, batch, {3, 0, &state});
     EXPECT_TRUE(at::equal(net->parameters()[0], restored_net->parameters()[0])) << name;
+  }
+}
+
+// One update-rule shape (issue 46): every built-in but SAM, which changes how the gradient is
+// taken, is a recipe of TensorwiseAlgorithm. The first generation moved onto it keeping its state's
+// names, so checkpoints written before still resume, and its error for a foreign entry.
+TEST(Training, EveryBuiltinButSamIsARecipeOfTheOneRuleShape) {
+  for (const auto& name : algorithm_names()) {
+    const auto algorithm = create_algorithm(name);
+    EXPECT_EQ(dynamic_cast<TensorwiseAlgorithm*>(algorithm.get()) != nullptr, name != "sam") << name;
+  }
+  auto workload = create_workload("synthetic_regression");
+  workload->load({});
+  const std::map<std::string, std::vector<std::string>> names = {
+      {"sgd", {"params"}},
+      {"momentum", {"params", "momentum_buffer"}},
+      {"nesterov", {"params", "momentum_buffer"}},
+      {"adam", {"params", "step", "exp_avg", "exp_avg_sq"}},
+      {"adamw", {"params", "step", "exp_avg", "exp_avg_sq"}},
+      {"nadamw", {"params", "step", "exp_avg", "exp_avg_sq"}}};
+  for (const auto& [name, expected] : names) {
+    auto net = workload->init_model(1, at::kCPU);
+    auto algorithm = create_algorithm(name);
+    algorithm->init_optimizer_state(*workload, *net, nullptr, 0);
+    BatchStream stream(workload->dataset(EvalSplit::train), {64, 1, 0, 1, 0});
+    RunnerState state;
+    algorithm->update(*workload, *net, stream.next(), {0, 0, &state});
+    std::vector<std::string> got;
+    for (const auto& entry : algorithm->state()) got.push_back(entry.first);
+    EXPECT_EQ(got, expected) << name;
+    try {
+      algorithm->load_state({{"nope", at::zeros({1})}});
+      ADD_FAILURE() << name << ": a foreign entry was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), name + ": unknown optimizer state entry 'nope'");
+    }
   }
 }
 

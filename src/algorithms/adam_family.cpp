@@ -1,63 +1,58 @@
 #include "algorithms/adam_family.h"
 
-#include <ATen/ATen.h>
+#include <memory>
 
-#include <utility>
-
-#include "catalog/algorithm_infos.h"
+#include "algorithms/builtin_recipe.h"
+#include "algorithms/update_rules.h"
 #include "core/error.h"
 
 namespace pacer {
+namespace {
 
-std::string AdamFamilyAlgorithm::name() const {
-  switch (variant_) {
-    case AdamVariant::adam: return "adam";
-    case AdamVariant::adamw: return "adamw";
-    case AdamVariant::nadamw: return "nadamw";
+// adam_step on the one flat buffer (the recipe is flat).
+class AdamRule final : public TensorRule {
+ public:
+  explicit AdamRule(const AdamOptions& options) : options_(options) {}
+
+  void step(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads, double lr) override {
+    options_.lr = lr;
+    at::Tensor flat = params.front();
+    adam_step(flat, grads.front(), state_, options_);
   }
-  return "adam";
-}
-
-std::string AdamFamilyAlgorithm::description() const { return builtin_algorithm(name()).description; }
-
-std::vector<HyperparameterSpec> AdamFamilyAlgorithm::hyperparameter_specs() const {
-  return builtin_algorithm(name()).info().hyperparameters;  // catalog/algorithm_infos.cpp
-}
-
-LearningRateSchedule AdamFamilyAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {
-  const int64_t warmup = static_cast<int64_t>(hp.get("warmup_factor") * static_cast<double>(w.step_hint));
-  return LearningRateSchedule::warmup_cosine(hp.get("learning_rate"), warmup, w.step_hint);
-}
-
-void AdamFamilyAlgorithm::configure(const Hyperparameters& hp) {
-  options_.beta1 = 1.0 - hp.get("one_minus_beta1");
-  options_.beta2 = hp.get("beta2");
-  options_.weight_decay = hp.get("weight_decay");
-  options_.variant = variant_;
-  state_ = AdamState{};
-}
-
-void AdamFamilyAlgorithm::apply_update(at::Tensor& params, const at::Tensor& grads, double lr) {
-  options_.lr = lr;
-  adam_step(params, grads, state_, options_);
-}
-
-NamedTensors AdamFamilyAlgorithm::state() const {
-  NamedTensors out;
-  out.emplace_back("params", flat_.values().clone());
-  append_adam_state(out, state_);
-  return out;
-}
-
-void AdamFamilyAlgorithm::load_state(const NamedTensors& state) {
-  for (const auto& [key, tensor] : state) {
-    if (key == "params") {
-      at::NoGradGuard no_grad;
-      flat_.values().copy_(tensor);
-    } else if (!read_adam_state(key, tensor, state_)) {
-      throw InputError(name() + ": unknown optimizer state entry '" + key + "'");
+  NamedTensors state() const override {
+    NamedTensors out;
+    append_adam_state(out, state_);
+    return out;
+  }
+  void load_state(const NamedTensors& state) override {
+    for (const auto& [key, tensor] : state) {
+      if (!read_adam_state(key, tensor, state_)) throw InputError("unknown optimizer state entry '" + key + "'");
     }
   }
+
+ private:
+  AdamOptions options_;
+  AdamState state_;
+};
+
+TensorwiseRecipe adam_family_recipe(const std::string& name, AdamVariant variant) {
+  TensorwiseRecipe r = builtin_recipe(name);
+  r.flat = true;
+  r.make_rule = [variant](const Hyperparameters& hp, const std::vector<TensorInfo>& /*tensors*/, int64_t /*step_hint*/) {
+    AdamOptions options;
+    options.beta1 = 1.0 - hp.get("one_minus_beta1");
+    options.beta2 = hp.get("beta2");
+    options.weight_decay = hp.get("weight_decay");
+    options.variant = variant;
+    return std::make_unique<AdamRule>(options);
+  };
+  return r;  // the schedule: warmup + cosine, the recipe's default
 }
+
+}  // namespace
+
+TensorwiseRecipe adam_recipe() { return adam_family_recipe("adam", AdamVariant::adam); }
+TensorwiseRecipe adamw_recipe() { return adam_family_recipe("adamw", AdamVariant::adamw); }
+TensorwiseRecipe nadamw_recipe() { return adam_family_recipe("nadamw", AdamVariant::nadamw); }
 
 }  // namespace pacer

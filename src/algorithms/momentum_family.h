@@ -1,34 +1,16 @@
 #pragma once
 // SGD, heavy-ball momentum and Nesterov momentum, as the AlgoPerf baselines run them: L2 weight
 // decay added to the gradient, linear warmup, then linear decay to lr*end_factor over
-// decay_steps_factor of the remaining step hint, constant afterwards.
+// decay_steps_factor of the remaining step hint, constant afterwards; the rule (update_rules.h's
+// sgd_step) runs on the flat parameter buffer.
 //
-//   auto momentum = std::make_unique<pacer::MomentumFamilyAlgorithm>(pacer::MomentumKind::heavy_ball);
-#include "algorithms/baseline_algorithm.h"
-#include "algorithms/update_rules.h"
+//   auto momentum = std::make_unique<pacer::TensorwiseAlgorithm>(pacer::momentum_recipe());
+#include "algorithms/tensorwise_algorithm.h"
 
 namespace pacer {
 
-enum class MomentumKind { none, heavy_ball, nesterov };
-
-class MomentumFamilyAlgorithm : public BaselineAlgorithm {
- public:
-  explicit MomentumFamilyAlgorithm(MomentumKind kind) : kind_(kind) {}
-  std::string name() const override;
-  std::string description() const override;
-  std::vector<HyperparameterSpec> hyperparameter_specs() const override;
-  NamedTensors state() const override;
-  void load_state(const NamedTensors& state) override;
-
- protected:
-  LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const override;
-  void configure(const Hyperparameters& hp) override;
-  void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) override;
-
- private:
-  MomentumKind kind_;
-  SgdOptions options_;
-  SgdState state_;
-};
+TensorwiseRecipe sgd_recipe();
+TensorwiseRecipe momentum_recipe();
+TensorwiseRecipe nesterov_recipe();
 
 }  // namespace pacer

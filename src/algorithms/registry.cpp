@@ -23,14 +23,10 @@ namespace {
 // The factories, by name: the built-ins (under their catalog names) and the registered ones.
 struct Factories {
   Factories() {
-    add("sgd", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::none); });
-    add("momentum", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::heavy_ball); });
-    add("nesterov", [] { return std::make_unique<MomentumFamilyAlgorithm>(MomentumKind::nesterov); });
-    add("adam", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adam); });
-    add("adamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::adamw); });
-    add("nadamw", [] { return std::make_unique<AdamFamilyAlgorithm>(AdamVariant::nadamw); });
-    // The state-of-the-art baselines (docs/algorithms.md).
-    for (auto recipe : {lamb_recipe, lion_recipe, adafactor_recipe, ademamix_recipe, muon_recipe,
+    // Every built-in but SAM is a recipe of the one update-rule shape (TensorwiseAlgorithm): the
+    // first-generation baselines, then the state-of-the-art ones (docs/algorithms.md).
+    for (auto recipe : {sgd_recipe, momentum_recipe, nesterov_recipe, adam_recipe, adamw_recipe, nadamw_recipe,
+                        lamb_recipe, lion_recipe, adafactor_recipe, ademamix_recipe, muon_recipe,
                         schedule_free_adamw_recipe, shampoo_recipe, soap_recipe}) {
       TensorwiseRecipe r = recipe();
       add(r.name, [r] { return std::make_unique<TensorwiseAlgorithm>(r); });

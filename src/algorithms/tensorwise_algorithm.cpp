@@ -77,6 +77,7 @@ void TensorwiseAlgorithm::init_optimizer_state(const Workload& workload, Network
 }
 
 LearningRateSchedule TensorwiseAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {
+  if (recipe_.make_schedule) return recipe_.make_schedule(hp, w);
   const int64_t warmup = static_cast<int64_t>(hp.get("warmup_factor") * static_cast<double>(w.step_hint));
   if (recipe_.cosine_decay) return LearningRateSchedule::warmup_cosine(hp.get("learning_rate"), warmup, w.step_hint);
   return LearningRateSchedule::warmup_linear_decay(hp.get("learning_rate"), warmup, 0, 1.0);
@@ -87,6 +88,13 @@ double TensorwiseAlgorithm::learning_rate_at(int64_t step) const {
 }
 
 void TensorwiseAlgorithm::configure(const Hyperparameters& hp) {
+  recent_inputs_.clear();
+  if (recipe_.flat) {
+    params_ = {flat_.values()};  // for the eval and training points
+    grads_.clear();
+    rule_ = recipe_.make_rule(hp, {TensorInfo{flat_.values().sizes().vec(), ParamType::weight, false}}, step_hint_);
+    return;
+  }
   params_ = flat_.parameters();
   grads_.clear();
   std::vector<ParamType> types;
@@ -95,7 +103,6 @@ void TensorwiseAlgorithm::configure(const Hyperparameters& hp) {
     types.push_back(flat_.slices()[i].type);
   }
   rule_ = recipe_.make_rule(hp, describe_tensors(params_, types), step_hint_);
-  recent_inputs_.clear();
 }
 
 UpdateResult TensorwiseAlgorithm::update(const Workload& workload, Network& network, const Batch& batch,
@@ -111,7 +118,11 @@ UpdateResult TensorwiseAlgorithm::update(const Workload& workload, Network& netw
   return BaselineAlgorithm::update(workload, network, batch, context);
 }
 
-void TensorwiseAlgorithm::apply_update(at::Tensor& /*params*/, const at::Tensor& /*grads*/, double lr) {
+void TensorwiseAlgorithm::apply_update(at::Tensor& params, const at::Tensor& grads, double lr) {
+  if (recipe_.flat) {  // the buffers as BaselineAlgorithm hands them over (the gradient clipped)
+    rule_->step({params}, {grads}, lr);
+    return;
+  }
   rule_->step(params_, grads_, lr);
 }
 

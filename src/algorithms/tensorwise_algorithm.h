@@ -1,8 +1,10 @@
 #pragma once
-// A baseline whose update rule works per parameter tensor (algorithms/tensor_rule.h): the
-// framework's gradient, optional clipping and a learning-rate schedule from BaselineAlgorithm, the
-// rule over the network's parameter tensors (views into the flat buffers, so data parallelism and
-// checkpoints work unchanged). Each state-of-the-art baseline is a recipe for it:
+// The one shape of every built-in update rule but SAM's (which changes how the gradient is taken):
+// the framework's gradient, optional clipping and a learning-rate schedule from BaselineAlgorithm,
+// then a TensorRule (algorithms/tensor_rule.h) over the network's parameter tensors (views into the
+// flat buffers, so data parallelism and checkpoints work unchanged), or over the one flat buffer
+// for an element-wise rule (SGD, Adam). Each built-in is a recipe for it; adding an optimizer is
+// adding a recipe:
 //
 //   pacer::register_algorithm("lion", [] { return std::make_unique<pacer::TensorwiseAlgorithm>(pacer::lion_recipe()); });
 #include <functional>
@@ -33,6 +35,13 @@ struct PACER_API TensorwiseRecipe {
   // The rule for resolved hyperparameters, the network's tensors and the workload's step hint.
   std::function<std::unique_ptr<TensorRule>(const Hyperparameters&, const std::vector<TensorInfo>&, int64_t step_hint)>
       make_rule;
+  // The learning-rate schedule for resolved hyperparameters and the workload, when the two shapes
+  // above do not fit (the SGD family's linear decay to end_factor); empty: those.
+  std::function<LearningRateSchedule(const Hyperparameters&, const WorkloadSpec&)> make_schedule;
+  // The rule sees one tensor, the whole flat parameter buffer (TensorInfo: its length, type
+  // weight), instead of one per parameter tensor: an element-wise rule then runs each of its ops
+  // once over the model, as the first-generation baselines always have.
+  bool flat = false;
 };
 
 class PACER_API TensorwiseAlgorithm : public BaselineAlgorithm {
