@@ -92,88 +92,99 @@ void ShampooRule::step(const std::vector<at::Tensor>& params, const std::vector<
   const ShampooOptions& o = options_;
   const double t = static_cast<double>(step_);
   const int64_t start = o.start_preconditioning_step;
-  const bool refresh = (step_ % o.precondition_frequency == 0 && step_ > start) || step_ == start;
-  const double bias_correction2 = (o.use_bias_correction && o.beta2 < 1.0) ? 1.0 - std::pow(o.beta2, t) : 1.0;
-  const double bias_correction1 = o.use_bias_correction ? 1.0 - std::pow(o.beta1, t) : 1.0;
-  const double graft_bias_correction2 = 1.0 - std::pow(o.grafting_beta2, t);
+  StepScalars s;
+  s.refresh = (step_ % o.precondition_frequency == 0 && step_ > start) || step_ == start;
+  s.bias_correction2 = (o.use_bias_correction && o.beta2 < 1.0) ? 1.0 - std::pow(o.beta2, t) : 1.0;
+  s.bias_correction1 = o.use_bias_correction ? 1.0 - std::pow(o.beta1, t) : 1.0;
+  s.graft_bias_correction2 = 1.0 - std::pow(o.grafting_beta2, t);
   for (size_t i = 0; i < params.size(); ++i) {
     const std::vector<at::Tensor> weights = blocks_of(params[i], i);
     const std::vector<at::Tensor> gradients = blocks_of(grads[i].contiguous(), i);
     std::vector<Block>& blocks = blocks_[i];
-    if (blocks.size() != weights.size()) {
-      blocks.assign(weights.size(), Block{});
-      for (size_t b = 0; b < weights.size(); ++b) {
-        for (int64_t n : weights[b].sizes()) {
-          blocks[b].factors.push_back(at::zeros({n, n}, weights[b].options()));
-          blocks[b].inverse_roots.push_back(at::eye(n, weights[b].options()));
-        }
-      }
-    }
+    if (blocks.size() != weights.size()) allocate(blocks, weights);
     for (size_t b = 0; b < weights.size(); ++b) {
-      Block& block = blocks[b];
-      const at::Tensor& w = weights[b];
-      const at::Tensor& g = gradients[b];
-      const int64_t order = g.dim();
-      const double factor_decay = o.beta2 != 1.0 ? o.beta2 : 1.0;
-      const double factor_weight = o.beta2 != 1.0 ? 1.0 - o.beta2 : 1.0;
-      for (int64_t d = 0; d < order; ++d) {
-        at::Tensor& factor = block.factors[static_cast<size_t>(d)];
-        if (order == 2) {  // one fused GEMM, no temporary: the bulk of Shampoo's per-step cost
-          factor.addmm_(d == 0 ? g : g.t(), d == 0 ? g.t() : g, factor_decay, factor_weight);
-        } else {
-          factor.mul_(factor_decay).add_(self_contraction(g, d), factor_weight);
-        }
-      }
-      if (!o.sgd_grafting) {
-        if (!block.graft_exp_avg_sq.defined()) block.graft_exp_avg_sq = at::zeros_like(w);
-        block.graft_exp_avg_sq.mul_(o.grafting_beta2).addcmul_(g, g, 1.0 - o.grafting_beta2);
-      }
-      if (refresh) {
-        const double root = o.inverse_root_override > 0 ? static_cast<double>(o.inverse_root_override)
-                                                         : 2.0 * static_cast<double>(order);
-        for (int64_t d = 0; d < order; ++d) {
-          block.inverse_roots[static_cast<size_t>(d)] =
-              inverse_root(block.factors[static_cast<size_t>(d)], bias_correction2, root, o.epsilon);
-        }
-      }
-      at::Tensor filtered = g;
-      if (o.beta1 != 0.0) {
-        if (!block.filtered_grad.defined()) block.filtered_grad = at::zeros_like(w);
-        block.filtered_grad.lerp_(g, 1.0 - o.beta1);
-        filtered = o.nadam ? block.filtered_grad * o.beta1 + g * (1.0 - o.beta1) : block.filtered_grad.clone();
-        filtered.div_(bias_correction1);
-      }
-      at::Tensor graft = o.sgd_grafting
-                             ? filtered
-                             : filtered / (block.graft_exp_avg_sq / graft_bias_correction2).sqrt_().add_(o.grafting_epsilon);
-      at::Tensor direction;
-      if (step_ < start) {
-        direction = graft.clone();
-      } else {
-        direction = precondition(filtered, block.inverse_roots);
-        // Grafting: the preconditioned direction with the grafted method's norm (on a CPU two
-        // host syncs per block; on a GPU a 0-dim tensor: algorithms/device_scalars.h).
-        if (scalars_stay_on_device(direction)) {
-          direction.mul_(graft.norm() / (direction.norm() + 1e-16));
-        } else {
-          const double scale = graft.norm().item<double>() / (direction.norm().item<double>() + 1e-16);
-          direction.mul_(scale);
-        }
-      }
-      if (o.weight_decay != 0.0) direction.add_(w, o.weight_decay);
-      if (o.momentum != 0.0) {
-        if (!block.momentum.defined()) block.momentum = at::zeros_like(w);
-        const double dampening = o.ema_momentum ? 1.0 - o.momentum : 1.0;
-        block.momentum.mul_(o.momentum).add_(direction, dampening);
-        if (o.nesterov) {
-          direction.mul_(dampening).add_(block.momentum, o.momentum);
-        } else {
-          direction = block.momentum.clone();
-        }
-      }
-      w.add_(direction, -lr);  // writes through the block view into the parameter
+      accumulate(blocks[b], weights[b], gradients[b], s);
+      // Writes through the block view into the parameter.
+      weights[b].add_(block_direction(blocks[b], weights[b], gradients[b], s), -lr);
     }
   }
+}
+
+void ShampooRule::allocate(std::vector<Block>& blocks, const std::vector<at::Tensor>& weights) {
+  blocks.assign(weights.size(), Block{});
+  for (size_t b = 0; b < weights.size(); ++b) {
+    for (int64_t n : weights[b].sizes()) {
+      blocks[b].factors.push_back(at::zeros({n, n}, weights[b].options()));
+      blocks[b].inverse_roots.push_back(at::eye(n, weights[b].options()));
+    }
+  }
+}
+
+void ShampooRule::accumulate(Block& block, const at::Tensor& w, const at::Tensor& g, const StepScalars& s) const {
+  const ShampooOptions& o = options_;
+  const int64_t order = g.dim();
+  const double factor_decay = o.beta2 != 1.0 ? o.beta2 : 1.0;
+  const double factor_weight = o.beta2 != 1.0 ? 1.0 - o.beta2 : 1.0;
+  for (int64_t d = 0; d < order; ++d) {
+    at::Tensor& factor = block.factors[static_cast<size_t>(d)];
+    if (order == 2) {  // one fused GEMM, no temporary: the bulk of Shampoo's per-step cost
+      factor.addmm_(d == 0 ? g : g.t(), d == 0 ? g.t() : g, factor_decay, factor_weight);
+    } else {
+      factor.mul_(factor_decay).add_(self_contraction(g, d), factor_weight);
+    }
+  }
+  if (!o.sgd_grafting) {
+    if (!block.graft_exp_avg_sq.defined()) block.graft_exp_avg_sq = at::zeros_like(w);
+    block.graft_exp_avg_sq.mul_(o.grafting_beta2).addcmul_(g, g, 1.0 - o.grafting_beta2);
+  }
+  if (s.refresh) {
+    const double root = o.inverse_root_override > 0 ? static_cast<double>(o.inverse_root_override)
+                                                     : 2.0 * static_cast<double>(order);
+    for (int64_t d = 0; d < order; ++d) {
+      block.inverse_roots[static_cast<size_t>(d)] =
+          inverse_root(block.factors[static_cast<size_t>(d)], s.bias_correction2, root, o.epsilon);
+    }
+  }
+}
+
+at::Tensor ShampooRule::block_direction(Block& block, const at::Tensor& w, const at::Tensor& g, const StepScalars& s) const {
+  const ShampooOptions& o = options_;
+  at::Tensor filtered = g;
+  if (o.beta1 != 0.0) {
+    if (!block.filtered_grad.defined()) block.filtered_grad = at::zeros_like(w);
+    block.filtered_grad.lerp_(g, 1.0 - o.beta1);
+    filtered = o.nadam ? block.filtered_grad * o.beta1 + g * (1.0 - o.beta1) : block.filtered_grad.clone();
+    filtered.div_(s.bias_correction1);
+  }
+  at::Tensor graft = o.sgd_grafting
+                         ? filtered
+                         : filtered / (block.graft_exp_avg_sq / s.graft_bias_correction2).sqrt_().add_(o.grafting_epsilon);
+  at::Tensor direction;
+  if (step_ < o.start_preconditioning_step) {
+    direction = graft.clone();
+  } else {
+    direction = precondition(filtered, block.inverse_roots);
+    // Grafting: the preconditioned direction with the grafted method's norm (on a CPU two
+    // host syncs per block; on a GPU a 0-dim tensor: algorithms/device_scalars.h).
+    if (scalars_stay_on_device(direction)) {
+      direction.mul_(graft.norm() / (direction.norm() + 1e-16));
+    } else {
+      const double scale = graft.norm().item<double>() / (direction.norm().item<double>() + 1e-16);
+      direction.mul_(scale);
+    }
+  }
+  if (o.weight_decay != 0.0) direction.add_(w, o.weight_decay);
+  if (o.momentum != 0.0) {
+    if (!block.momentum.defined()) block.momentum = at::zeros_like(w);
+    const double dampening = o.ema_momentum ? 1.0 - o.momentum : 1.0;
+    block.momentum.mul_(o.momentum).add_(direction, dampening);
+    if (o.nesterov) {
+      direction.mul_(dampening).add_(block.momentum, o.momentum);
+    } else {
+      direction = block.momentum.clone();
+    }
+  }
+  return direction;
 }
 
 NamedTensors ShampooRule::state() const {

@@ -57,6 +57,18 @@ class ShampooRule : public TensorRule {
     std::vector<at::Tensor> factors, inverse_roots;
     at::Tensor filtered_grad, graft_exp_avg_sq, momentum;
   };
+  // What one step shares across blocks: whether the inverse roots are refreshed, bias corrections.
+  struct StepScalars {
+    bool refresh = false;
+    double bias_correction1 = 1.0, bias_correction2 = 1.0, graft_bias_correction2 = 1.0;
+  };
+  // Zero factors and identity roots for each block of a tensor, on its first step.
+  static void allocate(std::vector<Block>& blocks, const std::vector<at::Tensor>& weights);
+  // The factors' and the graft's statistics of gradient block g; the inverse roots on a refresh.
+  void accumulate(Block& block, const at::Tensor& w, const at::Tensor& g, const StepScalars& s) const;
+  // The step's direction for block w: preconditioned and grafted (or the graft alone before
+  // start_preconditioning_step), weight decay, momentum.
+  at::Tensor block_direction(Block& block, const at::Tensor& w, const at::Tensor& g, const StepScalars& s) const;
   ShampooOptions options_;
   int64_t step_ = 0;
   std::vector<std::vector<int64_t>> merged_shapes_;

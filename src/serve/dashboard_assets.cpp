@@ -52,8 +52,10 @@ label{margin-right:1em}
   return css;
 }
 
-const std::string& dashboard_js() {
-  static const std::string js = R"JS("use strict";
+namespace {
+
+// The dashboard's script, data rather than logic: it polls the JSON routes and redraws the page.
+constexpr const char kDashboardScript[] = R"JS("use strict";
 (function () {
   const body = document.body;
   const kind = body.dataset.page, pageId = body.dataset.id;
@@ -354,6 +356,11 @@ const std::string& dashboard_js() {
   poll();
 })();
 )JS";
+
+}  // namespace
+
+const std::string& dashboard_js() {
+  static const std::string js = kDashboardScript;
   return js;
 }
 
