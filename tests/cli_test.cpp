@@ -62,7 +62,7 @@ TEST_F(CliTest, ListShowsWorkloadsAlgorithmsAndHyperparameters) {
     EXPECT_EQ(w.at("metric"), "accuracy");
     EXPECT_EQ(w.at("goal"), "maximize");
     EXPECT_GT(w.at("validation_target").get<double>(), 0.9);
-    EXPECT_GT(w.at("max_runtime_sec").get<double>(), 0.0);
+    EXPECT_GT(w.at("time_budget").get<double>(), 0.0);
   }
   EXPECT_TRUE(found_cnn);
   EXPECT_FALSE(j.at("suites").empty());

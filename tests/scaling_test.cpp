@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -321,6 +322,17 @@ TEST_F(ScaleCliTest, SyntheticStudyShowsAllThreeRegimesAndBcritMatchesTheNoiseSc
   auto json = pacer(args + " --json");
   ASSERT_EQ(json.code, 0) << json.err;
   EXPECT_EQ(nlohmann::json::parse(json.out), nlohmann::json::parse(testing::read_file(dir_ + "/out/scaling.json")));
+  // --no-run: the light pacer reads the same studies without the training program; without it
+  // the command trains, so it is handed on.
+  ASSERT_EQ(::setenv("PACER_TRAINING_PROGRAM", "/nonexistent/pacer-train", 1), 0);
+  const auto read = pacer(args + " --json --no-run");
+  const auto handed = pacer(args + " --json");
+  ::unsetenv("PACER_TRAINING_PROGRAM");
+  ASSERT_EQ(read.code, 0) << read.err;
+  EXPECT_EQ(nlohmann::json::parse(read.out), nlohmann::json::parse(json.out));
+  EXPECT_EQ(read.err.find("--no-run:"), std::string::npos) << read.err;  // every study there, every trial ended
+  EXPECT_EQ(handed.code, 1);
+  EXPECT_NE(handed.err.find("for 'pacer scale'"), std::string::npos) << handed.err;
   // `pacer report` renders the folder again from scaling.json alone.
   std::filesystem::remove(dir_ + "/out/report.html");
   auto page = pacer("report '" + dir_ + "/out'");

@@ -59,7 +59,7 @@ pacer::ScoringTarget target_max(double value) {
   t.metric = "accuracy";
   t.higher_is_better = true;
   t.validation_target = value;
-  t.budget_sec = 100;
+  t.time_budget = 100;
   return t;
 }
 
@@ -382,8 +382,8 @@ TEST(Speedup, GeometricMeanWithInfinityAsBudgetPlusOne) {
 TEST(Targets, BuiltInReferenceAndPacerWorkloads) {
   auto v05 = pacer::TargetTable::builtin(pacer::rules_preset("v0.5"));
   auto v06 = pacer::TargetTable::builtin(pacer::rules_preset("v0.6"));
-  EXPECT_EQ(v05.at("fastmri").budget_sec, 8859);
-  EXPECT_EQ(v06.at("fastmri").budget_sec, 4430);
+  EXPECT_EQ(v05.at("fastmri").time_budget, 8859);
+  EXPECT_EQ(v06.at("fastmri").time_budget, 4430);
   EXPECT_EQ(v05.at("wmt_glu_tanh").base_workload, "wmt");
   EXPECT_DOUBLE_EQ(v05.at("wmt_glu_tanh").validation_target, 29.5779);
   EXPECT_FALSE(v05.at("librispeech_conformer").higher_is_better);
@@ -673,11 +673,11 @@ TEST(BuiltinTargets, CoverEveryWorkloadOfTheReferenceTargetsFiles) {
         "ogbg", "ogbg_gelu", "ogbg_silu", "ogbg_model_size", "wmt", "wmt_post_ln", "wmt_attention_temp",
         "wmt_glu_tanh"}) {
     ASSERT_NE(v05.find(name), nullptr) << name;
-    EXPECT_GT(v06.at(name).budget_sec, 0) << name;
+    EXPECT_GT(v06.at(name).time_budget, 0) << name;
   }
   EXPECT_DOUBLE_EQ(v06.at("finewebedu_lm").validation_target, 22.2995);
   EXPECT_FALSE(v06.at("finewebedu_lm").higher_is_better);
-  EXPECT_DOUBLE_EQ(v06.at("finewebedu_lm").budget_sec, 31967);
+  EXPECT_DOUBLE_EQ(v06.at("finewebedu_lm").time_budget, 31967);
   EXPECT_TRUE(v06.at("finewebedu_lm").out_of_rules.empty());
   EXPECT_FALSE(v05.at("finewebedu_lm").out_of_rules.empty());
   EXPECT_EQ(v05.at("imagenet_vit_map").base_workload, "imagenet_vit");

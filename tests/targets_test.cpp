@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -40,7 +41,7 @@ TEST_F(TargetSettingRunTest, TargetsFollowFromTheRerunsAndASecondCallResumes) {
   options.space_dir = std::string(PACER_SOURCE_DIR) + "/spaces";
   const pacer::TargetSetter setter(options);
   pacer::StudyStore store(dir_ + "/targets.db");
-  const auto first = pacer::set_targets(setter, store, pacer::WorkerOptions{}, 1);
+  const auto first = pacer::set_targets(setter, store, pacer::WorkerOptions{});
   ASSERT_TRUE(first.has_value());
   const nlohmann::json record = *first;
   EXPECT_EQ(record["workload"], "synthetic_regression");
@@ -99,16 +100,27 @@ TEST_F(TargetSettingRunTest, TargetsFollowFromTheRerunsAndASecondCallResumes) {
   EXPECT_DOUBLE_EQ(record["budget_under_load_s"].get<double>(),
                    std::ceil(3.0 * record["median_time_to_target_s"].get<double>()));
 
-  // Again: everything is in the store, nothing re-runs, the same targets come out.
+  // Again: everything is in the store, the timing run too: nothing re-runs, the same record
+  // (budget included) comes out.
   int64_t trials = 0;
   for (const auto& study : store.studies()) trials += static_cast<int64_t>(store.trials(study.id).size());
-  EXPECT_EQ(trials, 4 + 3);
-  const auto second = pacer::set_targets(setter, store, pacer::WorkerOptions{}, 1);
+  EXPECT_EQ(trials, 4 + 3 + 1);
+  const auto second = pacer::set_targets(setter, store, pacer::WorkerOptions{});
   ASSERT_TRUE(second.has_value());
-  const nlohmann::json again = *second;
-  EXPECT_EQ(again["validation_target"], record["validation_target"]);
-  EXPECT_EQ(again["search"], record["search"]);
-  EXPECT_EQ(store.studies().size(), 3u);  // two search studies and one re-run study
+  EXPECT_EQ(nlohmann::json(*second), record);
+  EXPECT_EQ(store.studies().size(), 4u);  // two search studies, the re-runs, the timing run
+  // The finished procedure's record from the store alone (read-only, nothing runs): the same.
+  const pacer::StudyStore reader(dir_ + "/targets.db", pacer::StudyStoreOptions::reading());
+  EXPECT_EQ(nlohmann::json(pacer::read_targets(setter, reader)), record);
+  // With more re-runs asked than the store holds, reading alone is refused, naming what is missing.
+  pacer::TargetSettingOptions more = options;
+  more.reruns = 4;
+  try {
+    pacer::read_targets(pacer::TargetSetter(more), reader);
+    ADD_FAILURE() << "read_targets took an unfinished procedure";
+  } catch (const pacer::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("re-runs of the best point"), std::string::npos) << e.what();
+  }
 
   const std::string summary = pacer::target_summary(*first, options, "r.json");
   EXPECT_NE(summary.find("workload:           synthetic_regression (loss, lower is better)\n"), std::string::npos)
@@ -123,15 +135,32 @@ TEST_F(TargetSettingRunTest, TargetsFollowFromTheRerunsAndASecondCallResumes) {
 
 // The command: the procedure, the summary on stdout, the record at --out.
 TEST_F(TargetsCliTest, TheCommandWritesTheRecordAndPrintsItsSummary) {
-  const auto r = pacer("targets -w synthetic_regression --algorithms momentum --trials 1 --reruns 2 --step-hint 120 "
-                       "--eval-every 10 --timing-steps 0 --threads 1 -q --space-dir '" + std::string(PACER_SOURCE_DIR) +
-                       "/spaces' --store '" + dir_ + "/targets.db' --out '" + dir_ + "/record.json'");
+  const std::string args = "targets -w synthetic_regression --algorithms momentum --trials 1 --reruns 2 --step-hint 120 "
+                           "--eval-every 10 --timing-steps 0 --threads 1 -q --space-dir '" +
+                           std::string(PACER_SOURCE_DIR) + "/spaces'";
+  const auto r = pacer(args + " --store '" + dir_ + "/targets.db' --out '" + dir_ + "/record.json'");
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("validation target:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("x median time to target"), std::string::npos) << r.out;  // no timing run
   const auto record = nlohmann::json::parse(read_file(dir_ + "/record.json"));
   EXPECT_EQ(record["reruns"].size(), 2u);
   EXPECT_NE(r.out.find("record:             " + dir_ + "/record.json"), std::string::npos) << r.out;
+
+  // --no-run: the light pacer reads the same record from the store without the training program;
+  // a store that does not hold the procedure is refused (exit 2) naming it, and nothing is created.
+  ASSERT_EQ(::setenv("PACER_TRAINING_PROGRAM", "/nonexistent/pacer-train", 1), 0);
+  const auto read = pacer(args + " --store '" + dir_ + "/targets.db' --out '" + dir_ + "/again.json' --no-run");
+  const auto absent = pacer(args + " --store '" + dir_ + "/other.db' --no-run");
+  const auto trains = pacer(args + " --store '" + dir_ + "/targets.db'");
+  ::unsetenv("PACER_TRAINING_PROGRAM");
+  ASSERT_EQ(read.code, 0) << read.err;
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir_ + "/again.json")), record);
+  EXPECT_EQ(read.out, r.out.substr(0, r.out.find("record:")) + "record:             " + dir_ + "/again.json\n");
+  EXPECT_EQ(absent.code, 2);
+  EXPECT_NE(absent.err.find(dir_ + "/other.db"), std::string::npos) << absent.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/other.db"));
+  EXPECT_EQ(trains.code, 1);  // without --no-run it is the training program's
+  EXPECT_NE(trains.err.find("for 'pacer targets'"), std::string::npos) << trains.err;
 }
 
 TEST_F(TargetsCliTest, BadInputIsRefusedBeforeAnyRun) {
@@ -165,10 +194,10 @@ TEST(ShippedTargets, RecordsAgreeWithTheSpecs) {
     EXPECT_NEAR(spec.validation_target, record["validation_target"].get<double>(), 5e-5);
     EXPECT_NEAR(spec.test_target, record["test_target"].get<double>(), 5e-5);
     const auto& base = spec.is_variant() ? pacer::workload_spec(spec.base_workload) : spec;
-    EXPECT_DOUBLE_EQ(spec.max_runtime_sec, base.max_runtime_sec);
+    EXPECT_DOUBLE_EQ(spec.time_budget, base.time_budget);
     EXPECT_EQ(spec.step_hint, record["step_hint"].get<int64_t>());
     if (!spec.is_variant()) {
-      EXPECT_DOUBLE_EQ(spec.max_runtime_sec, record["budget_s"].get<double>());
+      EXPECT_DOUBLE_EQ(spec.time_budget, record["budget_s"].get<double>());
     }
   }
 }

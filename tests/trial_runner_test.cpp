@@ -97,7 +97,7 @@ WorkloadSpec test_spec() {
   s.higher_is_better = true;
   s.validation_target = 0.9;
   s.test_target = 0.8;
-  s.max_runtime_sec = 100.0;
+  s.time_budget = 100.0;
   s.step_hint = 100;
   s.eval_period_sec = 1.0;
   s.reference_batch_size = 8;
@@ -215,7 +215,7 @@ TEST(TrialRunner, PreparingForAnEvalThatSpendsTheBudgetEndsTheTrialWithoutTheEva
 
 TEST(TrialRunner, BudgetMultiplierScalesTheWorkloadBudget) {
   WorkloadSpec spec = test_spec();
-  spec.max_runtime_sec = 1.0;
+  spec.time_budget = 1.0;
   Fixture f(spec);
   f.options.spec.budget_multiplier = 1.4;  // 1.4 s: step 5 ends at 1.5 s, past it
   TrialResult r = f.run();

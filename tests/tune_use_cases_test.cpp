@@ -200,7 +200,7 @@ TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrit
     r.out = out;
     return r;
   };
-  const double base = workload_spec("synthetic_regression").max_runtime_sec;
+  const double base = workload_spec("synthetic_regression").time_budget;
   EXPECT_DOUBLE_EQ(run_one_trial(run("", std::nullopt, "")).result.time_budget, base * 1.5);
   EXPECT_DOUBLE_EQ(run_one_trial(run("v0.6", std::nullopt, "")).result.time_budget, base * 1.5);
   EXPECT_DOUBLE_EQ(run_one_trial(run("v0.5", std::nullopt, "")).result.time_budget, base * 3.0);

@@ -12,7 +12,7 @@ added or removed, a virtual function added anywhere (the slots after it move) or
 changed: the check fails and prints the difference. `--update` then records the new layout and,
 when an existing class changed or went away (a plugin built before would misread it), raises
 kSdkAbiVersion in src/algorithms/plugin_manifest.h itself, so that pacer refuses such plugins by
-number; a class that is only new keeps the version. abidiff alone is not used: it compares
+number; a class that is only new, or a field only renamed (same type, same offset), keeps the version. abidiff alone is not used: it compares
 functions that have ELF symbols, and an inline virtual function added to TrainingAlgorithm has
 none (measured: exit 0 for that change; the layout lines above see it).
 """
@@ -120,11 +120,15 @@ def main():
     now = layout(args.library)
     version = int(VERSION.search(MANIFEST.read_text()).group(1))
     recorded_version, recorded = read_baseline()
-    changed = sorted(k for k in recorded if k in now and recorded[k] != now[k])
+    # A field renamed at the same offset with the same type is a source change, not a binary one:
+    # plugins built before still read it right, so it is recorded without raising the version.
+    unnamed = lambda block: re.sub(r"^(  field .+) \S+ at (\d+)$", r"\1 at \2", block, flags=re.M)
+    renamed = sorted(k for k in recorded if k in now and recorded[k] != now[k] and unnamed(recorded[k]) == unnamed(now[k]))
+    changed = sorted(k for k in recorded if k in now and recorded[k] != now[k] and k not in renamed)
     removed = sorted(k for k in recorded if k not in now)
     added = sorted(k for k in now if k not in recorded)
     same_version = recorded_version == version
-    if not changed and not removed and not added and same_version:
+    if not changed and not removed and not added and not renamed and same_version:
         print("check_sdk_abi: the SDK's layout is as recorded (%d classes, kSdkAbiVersion %d)" % (len(now), version))
         return 0
     if args.update:
@@ -133,10 +137,10 @@ def main():
             MANIFEST.write_text(VERSION.sub("constexpr int kSdkAbiVersion = %d;" % version, MANIFEST.read_text(), 1))
             print("check_sdk_abi: kSdkAbiVersion raised to %d in %s" % (version, MANIFEST.relative_to(ROOT)))
         write_baseline(version, now)
-        print("check_sdk_abi: recorded %d classes in %s (changed %d, removed %d, added %d)" % (
-            len(now), BASELINE.relative_to(ROOT), len(changed), len(removed), len(added)))
+        print("check_sdk_abi: recorded %d classes in %s (changed %d, removed %d, added %d, fields renamed %d)" % (
+            len(now), BASELINE.relative_to(ROOT), len(changed), len(removed), len(added), len(renamed)))
         return 0
-    for name in changed:
+    for name in changed + renamed:
         sys.stdout.writelines(difflib.unified_diff((recorded[name] + "\n").splitlines(True), (now[name] + "\n").splitlines(True),
                                                    "recorded " + name, "now " + name, n=1))
         print()
@@ -150,7 +154,8 @@ def main():
           "tools/check_sdk_abi.py %s --update to record it%s" % (
               ", ".join(filter(None, ["%d changed" % len(changed) if changed else "",
                                       "%d removed" % len(removed) if removed else "",
-                                      "%d added" % len(added) if added else ""])) or "the version",
+                                      "%d added" % len(added) if added else "",
+                                      "%d with fields renamed" % len(renamed) if renamed else ""])) or "the version",
               "misread it" if changed or removed else "still work",
               args.library, " (it raises kSdkAbiVersion)" if changed or removed else ""))
     return 1

@@ -24,9 +24,13 @@ Action add_tune_command(CLI::App& app, int argc, char** argv);
 // board, like tune, re-runs itself as worker processes.
 Action add_board_command(CLI::App& app, int argc, char** argv);
 Action add_study_command(CLI::App& app);
-Action add_scale_command(CLI::App& app);
 Action add_launch_command(CLI::App& app);
-Action add_targets_command(CLI::App& app);
+// targets and scale: the light pacer reads a finished one's results from the store (--no-run);
+// pacer-train also gives what trains (null in the light pacer: the command is handed on).
+struct TargetsArgs;
+Action add_targets_command(CLI::App& app, int (*train)(TargetsArgs&));
+struct ScaleTraining;
+Action add_scale_command(CLI::App& app, const ScaleTraining* training);
 Action add_probe_command(CLI::App& app);
 Action add_analyze_command(CLI::App& app);
 Action add_check_command(CLI::App& app);

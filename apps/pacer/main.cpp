@@ -1,6 +1,7 @@
 // pacer: measure, compare and tune training algorithms by time-to-result. This is the light
-// program: the commands that read (list, score, report, study, analyze, serve) run here without
-// LibTorch; the ones that train run in pacer-train (training_program.h).
+// program: the commands that read (list, score, report, study, analyze, serve, and targets or
+// scale with --no-run) run here without LibTorch; the ones that train run in pacer-train
+// (training_program.h).
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
       {"report", cli::add_report_command},
       {"study", cli::add_study_command},
       {"analyze", cli::add_analyze_command},
+      {"targets", [](CLI::App& c) { return cli::add_targets_command(c, nullptr); }},
+      {"scale", [](CLI::App& c) { return cli::add_scale_command(c, nullptr); }},
   };
 #ifdef PACER_WITH_SERVE
   adders.emplace("serve", cli::add_serve_command);

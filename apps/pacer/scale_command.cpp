@@ -1,67 +1,69 @@
 // pacer scale: a batch-size scaling study. For each algorithm and batch size, a quasi-random
 // tuning study with a fixed step budget goes to the study store; steps-to-result per batch size,
 // regimes, the critical-batch-size fit and the gradient noise scale come back from the store.
+// This half (in both programs) takes the options, writes the report and, with --no-run, reads it
+// from the store without LibTorch; the studies run in pacer-train (scale_training.cpp).
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "commands.h"
 #include "input_guards.h"
-#include "algorithms/plugin_loader.h"
+#include "scale_command.h"
+#include "training_program.h"
+#include "catalog/plugin_records.h"
 #include "core/output_folder.h"
-#include "core/progress.h"
-#include "run/tuning_worker.h"
-#include "runtime/torch_runtime.h"
-#include "scale/scale_request.h"
-#include "scale/scaling_study.h"
-#include "store/store_database.h"
 #include "store/study_store.h"
-#include "workloads/training_set_size.h"
+#include "tune/sweep.h"
 
 namespace pacer::cli {
 namespace {
 
-// What the options bind: the library's request, plus what only this process needs.
-struct ScaleArgs {
-  ScaleRequest request;
-  std::string store = "runs/scale.db", out;
-  int threads = 0;
-  bool quiet = false, json = false;
-};
+// The light pacer's stand-ins for what loads LibTorch: a plugin or Python submission, or a step
+// budget in epochs (the training set's size is the data's), hands the command on. Without
+// --epochs the size only checks batch sizes, and --no-run creates no study to check.
+int64_t unknown_training_set_size(const std::string&, const std::string&, const std::string&) {
+  return std::numeric_limits<int64_t>::max();
+}
 
-int run_scale_command(const ScaleArgs& a) {
-  load_algorithm_files(a.request.algorithms);  // plugins, Python submissions
-  const ScalePlan plan = plan_scale(a.request, training_set_size);  // InputError before anything is written
-  for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-  if (!a.out.empty()) prepare_output_folder(a.out, "--out");  // unwritable: said before any study
-  resolve_device(a.request.device);
-  make_store_folder(a.store);
-  StudyStore store(a.store);
-  const std::vector<StudyRecord> studies = plan_sweeps(store, plan.sweeps);
-  const int threads = set_num_threads(a.threads);
-
-  Progress progress(a.quiet ? Progress::Mode::quiet : Progress::auto_detect());
-  progress.log(plan.headline(a.request));
-  WorkerOptions options;
-  options.out_dir = a.out.empty() ? "" : a.out + "/logs";
-  options.experiment_folders = true;
-  options.progress = &progress;
-  options.trial_process = "/proc/self/exe";  // a Python submission's or plugin's trials: contained
-  options.trial_process_threads = threads;
-  const WorkerReport worker = run_tuning_worker(a.store, studies, options);
-
-  const ScalingReport report = read_scaling_study(store, studies, plan.goal, {a.request.perfect, a.request.maximal});
-  std::fputs(a.json ? scaling_json_text(report).c_str() : scaling_table_text(report).c_str(), stdout);
-  if (!a.out.empty()) {
-    write_scaling_outputs(report, a.out);
-    std::fprintf(a.json ? stderr : stdout, "\nwrote %s/{scaling.json, scaling.csv, steps_vs_batch_size.svg, report.html}\n",
-                 a.out.c_str());
+// --no-run: the studies of this plan as the store holds them, writing nothing there.
+int read_scale_command(const ScaleArgs& a, const ScaleTraining* training) {
+  if (training) {
+    training->load_algorithm_files(a.request.algorithms);
+  } else {
+    for (const auto& value : a.request.algorithms)
+      if (is_plugin_reference(value) || is_python_submission(value))
+        throw NeedsTrainingProgram("'" + value + "' is loaded by the training program");
+    if (a.request.epochs > 0) throw NeedsTrainingProgram("--epochs needs the training set's size");
   }
-  return worker.interrupted ? 130 : 0;
+  const ScalePlan plan = plan_scale(a.request, training ? training->training_set_size : unknown_training_set_size);
+  for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+  if (!a.out.empty()) prepare_output_folder(a.out, "--out");
+  const StudyStore store(a.store, StudyStoreOptions::reading());
+  const std::vector<StudyRecord> studies = find_sweep_studies(store, plan.sweeps);
+  std::vector<int64_t> ids;
+  for (const auto& s : studies) ids.push_back(s.id);
+  const StudyProgress progress = store.progress(ids);
+  if (studies.size() < plan.sweeps.size() || !progress.finished())
+    std::fprintf(stderr, "pacer scale --no-run: %s holds %zu of the %zu studies, %lld of their trials not ended: the report shows what is there\n",
+                 store.path().c_str(), studies.size(), plan.sweeps.size(),
+                 static_cast<long long>(progress.pending + progress.running));
+  print_scaling_report(a, read_scaling_study(store, studies, plan.goal, {a.request.perfect, a.request.maximal}));
+  return 0;
 }
 
 }  // namespace
 
-Action add_scale_command(CLI::App& app) {
+void print_scaling_report(const ScaleArgs& a, const ScalingReport& report) {
+  std::fputs(a.json ? scaling_json_text(report).c_str() : scaling_table_text(report).c_str(), stdout);
+  if (a.out.empty()) return;
+  write_scaling_outputs(report, a.out);
+  std::fprintf(a.json ? stderr : stdout, "\nwrote %s/{scaling.json, scaling.csv, steps_vs_batch_size.svg, report.html}\n",
+               a.out.c_str());
+}
+
+
+Action add_scale_command(CLI::App& app, const ScaleTraining* training) {
   auto a = std::make_shared<ScaleArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload")->required();
   app.add_option("-a,--algorithm", a->request.algorithms, "Algorithm(s), comma-separated, one curve each")->required()->delimiter(',');
@@ -107,7 +109,12 @@ Action add_scale_command(CLI::App& app) {
   app.add_flag("-q,--quiet", a->quiet, "Only the table");
   app.add_flag("--json", a->json, "The result as JSON on stdout (scaling.json's content) instead of the table");
 
-  return [a]() -> int { return run_scale_command(*a); };
+  app.add_flag("--no-run", a->no_run, "Only read the studies from the store and write the report (runs nothing)");
+  return [a, training]() -> int {
+    if (a->no_run) return read_scale_command(*a, training);
+    if (!training) throw NeedsTrainingProgram("scale trains");
+    return training->run(*a);
+  };
 }
 
 }  // namespace pacer::cli

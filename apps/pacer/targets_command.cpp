@@ -1,30 +1,21 @@
-// pacer targets: AlgoPerf's target-setting procedure for one workload, through the study store
-// (resumable; run the same command in a second terminal to use a second core).
+// pacer targets: AlgoPerf's target-setting procedure for one workload, through the study store.
+// This half (in both programs) takes the options and, with --no-run, reads a finished
+// procedure's record from the store without LibTorch; the procedure itself runs in pacer-train
+// (targets_training.cpp).
 #include <cstdio>
 #include <memory>
 
 #include "commands.h"
 #include "input_guards.h"
-#include "interrupt.h"
+#include "targets_command.h"
+#include "training_program.h"
 #include "trial_spec_options.h"
 #include "core/atomic_file.h"
 #include "core/output_folder.h"
-#include "core/progress.h"
-#include "runtime/torch_runtime.h"
-#include "store/store_database.h"
 #include "store/study_store.h"
-#include "run/target_setting_run.h"
 
 namespace pacer::cli {
 namespace {
-
-struct TargetsArgs {
-  std::string workload, store = "runs/targets.db", out, algorithms = "adamw,nadamw,momentum,nesterov";
-  std::string device = "auto", data_dir, clock = "wall";
-  TargetSettingOptions options;
-  int threads = 0;
-  bool quiet = false;
-};
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
@@ -39,41 +30,35 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-int run_targets(TargetsArgs& a) {
-  a.options.workload = a.workload;
-  a.options.trial.clock = parse_clock_option(a.clock);
-  a.options.algorithms = split_list(a.algorithms);
-  a.options.trial.device = a.device;
-  a.options.trial.data_dir = a.data_dir;
-  const TargetSetter setter(a.options);  // validates before the store exists
-  for (const auto& s : setter.search_sweeps()) {
-    validate_sweep(s);
-    if (s.space)
-      for (const auto& w : s.space->warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-  }
-  resolve_device(a.device);
-  if (!a.out.empty()) check_output_file(a.out, "--out");  // now, not after the whole search
-  make_store_folder(a.store);
-  const int threads = set_num_threads(a.threads);
-
-  StudyStore store(a.store);
-  Progress progress(a.quiet ? Progress::Mode::quiet : Progress::auto_detect());
-  WorkerOptions worker;
-  worker.stop_requested = &install_interrupt_handler();
-  worker.progress = &progress;
-  worker.trial_process = "/proc/self/exe";  // a Python submission's or plugin's trials: contained
-  worker.trial_process_threads = threads;
-  progress.log(target_setting_headline(setter, store.path()));
-  const auto record = set_targets(setter, store, worker, threads);
-  if (!record) return 130;
-  if (!a.out.empty()) write_file_atomic(a.out, record->dump(2) + "\n");
-  std::fputs(target_summary(*record, a.options, a.out).c_str(), stdout);
+// --no-run: the record from the store, writing nothing there.
+int read_targets_command(TargetsArgs& a) {
+  const TargetSetter setter = make_target_setter(a);
+  if (!a.out.empty()) check_output_file(a.out, "--out");
+  const StudyStore store(a.store, StudyStoreOptions::reading());
+  const auto record = read_targets(setter, store);
+  if (!a.out.empty()) write_file_atomic(a.out, record.dump(2) + "\n");
+  std::fputs(target_summary(record, a.options, a.out).c_str(), stdout);
   return 0;
 }
 
 }  // namespace
 
-Action add_targets_command(CLI::App& app) {
+TargetSetter make_target_setter(TargetsArgs& a) {
+  a.options.workload = a.workload;
+  a.options.trial.clock = parse_clock_option(a.clock);
+  a.options.algorithms = split_list(a.algorithms);
+  a.options.trial.device = a.device;
+  a.options.trial.data_dir = a.data_dir;
+  TargetSetter setter(a.options);
+  for (const auto& s : setter.search_sweeps()) {
+    validate_sweep(s);
+    if (s.space)
+      for (const auto& w : s.space->warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+  }
+  return setter;
+}
+
+Action add_targets_command(CLI::App& app, int (*train)(TargetsArgs&)) {
   auto a = std::make_shared<TargetsArgs>();
   app.add_option("-w,--workload", a->workload, "Workload whose targets to set")->required();
   app.add_option("--store", a->store, "Study store (SQLite file or postgresql:// URI) holding every run; the command resumes from it")
@@ -103,7 +88,13 @@ Action add_targets_command(CLI::App& app) {
   app.add_option("--threads", a->threads, "Intra-op CPU threads (default: LibTorch's)")->check(non_negative_number());
   add_clock_option(app, a->clock);
   app.add_flag("-q,--quiet", a->quiet, "Only the summary");
-  return [a]() -> int { return run_targets(*a); };
+  app.add_flag("--no-run", a->no_run,
+               "Only read the record of a finished procedure from the store (runs nothing, writes nothing there)");
+  return [a, train]() -> int {
+    if (a->no_run) return read_targets_command(*a);
+    if (!train) throw NeedsTrainingProgram("targets trains");
+    return train(*a);
+  };
 }
 
 }  // namespace pacer::cli

@@ -2,6 +2,8 @@
 // train to this program (training_program.h); workers and contained trials are copies of it.
 #include "algorithms/plugin_loader.h"
 #include "cli_main.h"
+#include "scale_command.h"
+#include "targets_command.h"
 #include "core/heap_allocator.h"
 
 int main(int argc, char** argv) {
@@ -18,9 +20,9 @@ int main(int argc, char** argv) {
       {"tune", with_command_line(cli::add_tune_command)},
       {"board", with_command_line(cli::add_board_command)},
       {"study", cli::add_study_command},
-      {"scale", cli::add_scale_command},
+      {"scale", [](CLI::App& c) { return cli::add_scale_command(c, &cli::scale_training()); }},
       {"launch", cli::add_launch_command},
-      {"targets", cli::add_targets_command},
+      {"targets", [](CLI::App& c) { return cli::add_targets_command(c, cli::run_targets); }},
       {"probe", cli::add_probe_command},
       {"analyze", cli::add_analyze_command},
       {"check", cli::add_check_command},

@@ -131,9 +131,9 @@ RuleHarness::RuleHarness(Factory make_algorithm, std::vector<at::Tensor> paramet
   spec.higher_is_better = false;
   spec.step_hint = options.step_hint;
   spec.reference_batch_size = options.batch_size;
-  spec.max_runtime_sec = 1e9;
+  spec.time_budget = 1e9;
   p.workload = std::make_unique<rule_harness_detail::SpecOnlyWorkload>(spec);
-  p.runner.time_budget = spec.max_runtime_sec;
+  p.runner.time_budget = spec.time_budget;
   p.batch.inputs = at::zeros({options.batch_size, 1}, parameters.front().options());
   p.batch.targets = at::zeros({options.batch_size}, parameters.front().options());
   p.algorithm->init_optimizer_state(*p.workload, *p.network, p.hparams ? &*p.hparams : nullptr, options.seed);

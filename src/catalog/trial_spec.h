@@ -69,7 +69,7 @@ struct TrialSpec {
   void validate() const;
   // The budget a trial of `workload` runs under.
   double resolved_time_budget(const WorkloadSpec& workload) const {
-    return time_budget ? *time_budget : workload.max_runtime_sec * budget_multiplier.value_or(1.0);
+    return time_budget ? *time_budget : workload.time_budget * budget_multiplier.value_or(1.0);
   }
   // "every 2 s", "every 200 steps" or "12 given steps up to 4096" (meta_data_0.json).
   std::string describe_eval_cadence(const WorkloadSpec& workload) const;

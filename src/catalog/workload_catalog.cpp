@@ -40,7 +40,7 @@ nlohmann::ordered_json workload_catalog_json() {
     j["goal"] = s.higher_is_better ? "maximize" : "minimize";
     j["validation_target"] = s.validation_target;
     j["test_target"] = s.test_target;
-    j["max_runtime_sec"] = s.max_runtime_sec;
+    j["time_budget"] = s.time_budget;
     j["step_hint"] = s.step_hint;
     j["eval_period_sec"] = s.eval_period_sec;
     j["batch_size"] = s.reference_batch_size;
@@ -65,7 +65,7 @@ std::string workload_catalog_text() {
   for (const auto& w : workload_specs()) {
     std::snprintf(line, sizeof line, "  %-28s %-21s %-9s %-4s %8.4f %8.4f %8.0f %9lld %6.2g %5lld  %s\n", w.name.c_str(),
                   w.modality.c_str(), w.target_metric.c_str(), w.higher_is_better ? "max" : "min", w.validation_target,
-                  w.test_target, w.max_runtime_sec, static_cast<long long>(w.step_hint), w.eval_period_sec,
+                  w.test_target, w.time_budget, static_cast<long long>(w.step_hint), w.eval_period_sec,
                   static_cast<long long>(w.reference_batch_size), w.is_variant() ? w.base_workload.c_str() : "-");
     s += line;
   }

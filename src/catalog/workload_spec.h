@@ -25,7 +25,7 @@ struct PACER_API WorkloadSpec {
   bool higher_is_better = true;
   double validation_target = 0.0;
   double test_target = 0.0;
-  double max_runtime_sec = 0.0;  // time budget of the external-tuning ruleset
+  double time_budget = 0.0;  // seconds of submission time, external-tuning ruleset (AlgoPerf: max_allowed_runtime_sec)
   int64_t step_hint = 0;         // steps a baseline schedule is tuned for
   double eval_period_sec = 0.0;  // wall time between evals (AlgoPerf rule)
   int64_t reference_batch_size = 0;  // the batch size the baselines use

@@ -59,7 +59,7 @@ WorkloadSpec spec(const std::string& name, const std::string& modality, const st
   s.higher_is_better = higher_is_better;
   s.validation_target = validation_target;
   s.test_target = test_target;
-  s.max_runtime_sec = budget_s;
+  s.time_budget = budget_s;
   s.step_hint = step_hint;
   s.eval_period_sec = eval_period_s;
   s.reference_batch_size = batch_size;

@@ -152,7 +152,7 @@ py::dict PythonBinding::workload_attributes() const {
   a["higher_is_better"] = s.higher_is_better;
   a["validation_target_value"] = s.validation_target;
   a["test_target_value"] = s.test_target;
-  a["max_allowed_runtime_sec"] = s.max_runtime_sec;
+  a["max_allowed_runtime_sec"] = s.time_budget;
   a["eval_period_time_sec"] = s.eval_period_sec;
   a["num_train_examples"] = workload_.dataset(EvalSplit::train).size();
   a["num_validation_examples"] = workload_.dataset(EvalSplit::validation).size();

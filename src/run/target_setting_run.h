@@ -1,12 +1,12 @@
 #pragma once
 // `pacer targets` as a library call: the whole target-setting procedure (tune/target_setting.h)
 // over a study store, resumable: the quasi-random search, the re-runs of the best point, and the
-// timing run of that point alone. Then the record's summary for a terminal.
+// timing run of that point alone, each a stored study run by the tuning worker.
 //
 //   pacer::TargetSetter setter(options);                       // InputError for bad options
 //   pacer::StudyStore store("runs/targets.db");
 //   pacer::WorkerOptions worker;                                 // progress, Ctrl-C
-//   std::optional<nlohmann::ordered_json> record = pacer::set_targets(setter, store, worker, /*threads=*/2);
+//   std::optional<nlohmann::ordered_json> record = pacer::set_targets(setter, store, worker);
 //   if (record) std::fputs(pacer::target_summary(*record, setter.options(), "").c_str(), stdout);
 #include <nlohmann/json.hpp>
 
@@ -20,17 +20,11 @@
 namespace pacer {
 
 // Runs what the store does not hold yet and returns the target record; nullopt when
-// `worker.stop_requested` stopped it first (the same call resumes). `threads`: what the timing
-// run says it was measured with.
+// `worker.stop_requested` stopped it first (the same call resumes).
 std::optional<nlohmann::ordered_json> set_targets(const TargetSetter& setter, StudyStore& store,
-                                                  const WorkerOptions& worker, int threads);
+                                                  const WorkerOptions& worker);
 
 // The line the procedure starts with: algorithms x points, steps, re-runs, the store.
 std::string target_setting_headline(const TargetSetter& setter, const std::string& store_path);
-
-// The record in a few lines: workload and metric, the best point, the re-runs' best values, the
-// targets, the budget and how it was computed, and `record_path` when one was written.
-std::string target_summary(const nlohmann::ordered_json& record, const TargetSettingOptions& options,
-                           const std::string& record_path);
 
 }  // namespace pacer

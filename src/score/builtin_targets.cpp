@@ -16,8 +16,8 @@ TargetTable TargetTable::builtin(const RulesPreset& rules) {
     t.metric = spec.target_metric;
     t.higher_is_better = spec.higher_is_better;
     t.validation_target = spec.validation_target;
-    t.budget_sec = spec.max_runtime_sec;
-    if (t.budget_sec <= 0 && spec.is_variant()) t.budget_sec = workload_spec(spec.base_workload).max_runtime_sec;
+    t.time_budget = spec.time_budget;
+    if (t.time_budget <= 0 && spec.is_variant()) t.time_budget = workload_spec(spec.base_workload).time_budget;
     t.base_workload = spec.base_workload;
     t.seed_sd = target_seed_sd(spec.name).value_or(0.0);
     table.entries_[t.workload] = t;

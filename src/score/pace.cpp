@@ -40,7 +40,7 @@ double trial_pace_cost(const TrialLog& trial, const ScoringTarget& target, TimeA
   double best = -std::numeric_limits<double>::infinity();   // best progress within the budget
   double last_time = std::numeric_limits<double>::quiet_NaN(), last_value = 0.0;
   for (size_t i = 0; i < values->size() && i < times->size(); ++i) {
-    if (target.budget_sec > 0 && seconds && i < seconds->size() && (*seconds)[i] > target.budget_sec) break;
+    if (target.time_budget > 0 && seconds && i < seconds->size() && (*seconds)[i] > target.time_budget) break;
     const double v = (*values)[i], t = (*times)[i];
     if (!std::isfinite(v) || !std::isfinite(t) || t < 0) continue;
     if (target.reached(v)) {

@@ -15,7 +15,7 @@
 //   Pace speedup of s over a reference r: pace(r) / pace(s).
 //
 //   double w = pacer::pace_width(target);
-//   double c = pacer::trial_pace_cost(trial, target, pacer::TimeAxis::seconds, target.budget_sec, w);
+//   double c = pacer::trial_pace_cost(trial, target, pacer::TimeAxis::seconds, target.time_budget, w);
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +39,7 @@ std::optional<double> target_seed_sd(const std::string& workload);
 double pace_width(const ScoringTarget& target);
 
 // A trial's cost. `budget` is on the time axis (seconds, or steps with TimeAxis::steps);
-// evals whose submission seconds exceed target.budget_sec (when > 0) are never read.
+// evals whose submission seconds exceed target.time_budget (when > 0) are never read.
 double trial_pace_cost(const TrialLog& trial, const ScoringTarget& target, TimeAxis axis, double budget, double width);
 
 // The geometric mean of costs (empty: NaN).

@@ -132,7 +132,7 @@ nlohmann::json scores_json(const ScoreResult& r) {
                               {"metric", t.metric},
                               {"direction", t.higher_is_better ? "max" : "min"},
                               {"validation_target", t.validation_target},
-                              {"budget_sec", t.budget_sec},
+                              {"time_budget", t.time_budget},
                               {"seed_sd", t.seed_sd > 0 ? nlohmann::json(t.seed_sd) : nlohmann::json(nullptr)},
                               {"pace_width", pace_width(t)},
                               {"base_workload", t.base_workload}});

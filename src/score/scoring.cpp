@@ -18,7 +18,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The budget that cuts a trial's evals under these rules; 0: none (v0.5, or no known budget).
 double scoring_budget(const RulesPreset& rules, const ScoringTarget& target) {
-  return rules.evals_past_budget_count || !(target.budget_sec > 0) ? 0.0 : target.budget_sec;
+  return rules.evals_past_budget_count || !(target.time_budget > 0) ? 0.0 : target.time_budget;
 }
 
 // The trial to plot: the earliest to reach the target, else the one with the best value.
@@ -182,7 +182,7 @@ std::map<std::string, size_t> lay_out_columns(const std::vector<TrialLog>& trial
     ScoringTarget target;
     if (const ScoringTarget* t = table.find(name)) target = *t;
     else target.workload = name;  // a base only referenced by a variant, with no target of its own
-    if (options.self_tuning) target.budget_sec *= result.rules.self_tuning_multiplier;
+    if (options.self_tuning) target.time_budget *= result.rules.self_tuning_multiplier;
     column[name] = result.workloads.size();
     result.workloads.push_back(target);
   }
@@ -281,10 +281,10 @@ void add_speedups(const std::vector<std::string>& submissions, const ScoreOption
   for (const auto& base : result.base_workloads) {
     const size_t c = column[base];
     // A workload with no known budget (a reference targets file's new entry) cannot cap "never".
-    if (options.time_axis != TimeAxis::steps && !(result.workloads[c].budget_sec > 0)) continue;
+    if (options.time_axis != TimeAxis::steps && !(result.workloads[c].time_budget > 0)) continue;
     cols.push_back(c);
     // In steps, the "budget" is the most steps any trial of the workload logged.
-    budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
+    budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].time_budget);
     const auto& t = result.submissions[ref].workloads[c].time;
     ref_times.push_back(t ? *t : kInf);
   }
@@ -345,7 +345,7 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
   const std::vector<double> max_step = most_steps(trials, column, result.workloads.size());
   // The pace's budget per column: seconds, or in steps the most steps any trial logged.
   for (size_t c = 0; c < result.workloads.size(); ++c) {
-    result.pace_budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].budget_sec);
+    result.pace_budgets.push_back(options.time_axis == TimeAxis::steps ? max_step[c] : result.workloads[c].time_budget);
   }
 
   for (const auto& name : submissions) {

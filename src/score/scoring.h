@@ -69,7 +69,7 @@ struct ScoreResult {
   std::string clock = "wall";  // what every scored trial's submission time was measured by
   bool self_tuning = false;
   std::string reference;
-  std::vector<ScoringTarget> workloads;     // every column, sorted; budget_sec already multiplied
+  std::vector<ScoringTarget> workloads;     // every column, sorted; time_budget already multiplied
   std::vector<std::string> base_workloads;  // the scored ones (the profile's denominator)
   std::vector<double> tau;
   std::vector<double> pace_budgets;         // per workload column: the pace's budget on the time axis

@@ -169,10 +169,10 @@ TargetTable TargetTable::reference(const RulesPreset& rules) {
     t.metric = r.metric;
     t.higher_is_better = metric_higher_is_better(r.metric);
     t.validation_target = r.validation_target;
-    t.budget_sec = v05 ? r.budget_v05 : r.budget_v06;
+    t.time_budget = v05 ? r.budget_v05 : r.budget_v06;
     t.base_workload = r.base;
-    if (t.budget_sec <= 0) {
-      t.budget_sec = r.budget_v06;
+    if (t.time_budget <= 0) {
+      t.time_budget = r.budget_v06;
       t.out_of_rules = "not a workload of the " + rules.name + " benchmark";
     } else if (v05 && !t.base_workload.empty() && !r.drawn_v05) {
       t.out_of_rules = "a v0.5 variant not drawn as a held-out workload";
@@ -202,7 +202,7 @@ void TargetTable::override_from_file(const std::string& path) {
     const std::string where = path + ": workload '" + name + "'";
     ScoringTarget t = parse_entry(where, name, entry, kPacerKeys, warnings_);
     const ScoringTarget* old = find(name);
-    t.budget_sec = positive_or(entry, "budget", where, "seconds", old ? old->budget_sec : 0.0);
+    t.time_budget = positive_or(entry, "budget", where, "seconds", old ? old->time_budget : 0.0);
     t.seed_sd = positive_or(entry, "seed_sd", where, "the target's seed standard deviation", old ? old->seed_sd : 0.0);
     if (entry.contains("base_workload")) {
       if (!entry["base_workload"].is_string()) throw InputError(where + ": \"base_workload\" must be a string");
@@ -258,7 +258,7 @@ void TargetTable::add_reference_file(const nlohmann::json& j, const std::string&
   for (const auto& [name, entry] : workloads.items()) {
     ScoringTarget t = parse_entry(path + ": workload '" + name + "'", name, entry, kReferenceKeys, warnings_);
     const ScoringTarget* old = find(name);
-    t.budget_sec = old ? old->budget_sec : 0.0;
+    t.time_budget = old ? old->time_budget : 0.0;
     t.seed_sd = old ? old->seed_sd : 0.0;
     if (old) t.base_workload = old->base_workload;
     if (listed(bases, name)) {
@@ -274,7 +274,7 @@ void TargetTable::add_reference_file(const nlohmann::json& j, const std::string&
     if (!bases.empty() && !listed(bases, name) && !listed(held_out, name)) {
       t.out_of_rules = "not among the base or held-out workloads of " + path;
     }
-    if (t.budget_sec <= 0 && t.out_of_rules.empty()) {
+    if (t.time_budget <= 0 && t.out_of_rules.empty()) {
       warnings_.push_back(path + ": no budget known for '" + name +
                           "' (the reference file has none): the geometric-mean speedup leaves it out");
     }

@@ -25,7 +25,7 @@ struct ScoringTarget {
   std::string metric;            // logged as validation/<metric>
   bool higher_is_better = true;
   double validation_target = 0.0;
-  double budget_sec = 0.0;       // external-tuning budget under the rules in use
+  double time_budget = 0.0;       // seconds; the external-tuning budget under the rules in use
   double seed_sd = 0.0;          // seed sd of the target (score/pace.h); 0: unknown
   std::string base_workload;     // non-empty for a variant
   // Non-empty: these rules do not score the workload (a v0.5 variant not drawn as held-out, a

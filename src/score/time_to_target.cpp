@@ -15,7 +15,7 @@ TimeAxis parse_time_axis(const std::string& name) {
   throw InputError("unknown time axis '" + name + "' (valid: seconds, steps)");
 }
 
-TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& target, TimeAxis axis, double budget_sec) {
+TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& target, TimeAxis axis, double time_budget) {
   if (!trial.problem.empty()) throw InputError(trial.problem);
   const std::string metric = target.column(), time = time_column(axis);
   for (const std::string& name : {metric, time}) {
@@ -27,11 +27,11 @@ TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& targe
   }
   const std::vector<double>& values = *trial.column(metric);
   const std::vector<double>& times = *trial.column(time);
-  const std::vector<double>* seconds = budget_sec > 0 ? trial.column(time_column(TimeAxis::seconds)) : nullptr;
+  const std::vector<double>* seconds = time_budget > 0 ? trial.column(time_column(TimeAxis::seconds)) : nullptr;
   TrialTime out;
   for (size_t i = 0; i < values.size(); ++i) {
     // Past the budget nothing counts (an empty cell there is no time and cannot be checked).
-    if (seconds && i < seconds->size() && (*seconds)[i] > budget_sec) break;
+    if (seconds && i < seconds->size() && (*seconds)[i] > time_budget) break;
     // An infinite metric is a diverged eval, never one that reaches a target (-inf < any loss).
     if (!std::isfinite(values[i]) || !target.reached(values[i])) continue;
     if (std::isnan(times[i])) {

@@ -31,10 +31,10 @@ struct TrialTime {
 
 // Throws InputError naming the file (and line) when the trial is malformed for this target:
 // TrialLog::problem set, the metric or time column missing, or a non-numeric cell in them.
-// `budget_sec` > 0: an eval whose submission time (the `score` column, on either axis) is past it
+// `time_budget` > 0: an eval whose submission time (the `score` column, on either axis) is past it
 // never reaches (AlgoPerf's budget from v0.6 on); 0: no cut.
 TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& target, TimeAxis axis,
-                               double budget_sec = 0.0);
+                               double time_budget = 0.0);
 
 struct StudyTime {
   int study = 0;

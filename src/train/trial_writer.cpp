@@ -116,14 +116,14 @@ void TrialWriter::write_metadata(const TrialStart& m) const {
   j["workload.target_metric_direction"] = m.workload.higher_is_better ? "max" : "min";
   j["workload.validation_target_value"] = m.workload.validation_target;
   j["workload.test_target_value"] = m.workload.test_target;
-  j["workload.max_allowed_runtime_sec"] = m.workload.max_runtime_sec;
+  j["workload.max_allowed_runtime_sec"] = m.workload.time_budget;
   j["workload.step_hint"] = m.workload.step_hint;
   j["workload.eval_period_time_sec"] = m.workload.eval_period_sec;
   j["algorithm"] = m.algorithm;
   j["ruleset"] = m.hparams ? "external" : "self";
   j["rng_seed"] = m.seed;
   j["batch_size"] = m.batch_size;
-  j["time_budget_sec"] = m.time_budget;
+  j["time_budget"] = m.time_budget;
   j["eval_schedule"] = m.eval_cadence;
   j["device"] = m.device;
   j["num_threads"] = m.threads;

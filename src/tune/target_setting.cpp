@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "catalog/algorithm_infos.h"
 #include "catalog/workload_specs.h"
 
@@ -119,6 +120,44 @@ SweepSpec TargetSetter::rerun_sweep(const StudyStore& store, const std::vector<S
   return s;
 }
 
+SweepSpec TargetSetter::timing_sweep(const StudyStore& store, const std::vector<StudyRecord>& reruns) const {
+  const StudyRecord& rerun = reruns.at(0);
+  const auto trials = store.trials(rerun.id);
+  if (trials.empty()) throw InputError("targets: the re-run study of " + options_.workload + " holds no trial");
+  SweepSpec s;
+  s.experiment = "targets-timing";
+  s.workload = options_.workload;
+  s.algorithm = rerun.algorithm;
+  s.ruleset = Ruleset::external;
+  s.space = SearchSpace::from_json_text("[" + trials.front().hparams_json.value_or("{}") + "]", "the best search point");
+  s.space_origin = "the best search point";
+  s.sampler = "list";
+  s.studies = 1;
+  s.trials = 1;
+  s.seed = options_.seed + 2;  // neither the search's nor the re-runs'
+  s.trial = search_sweeps().front().trial;
+  s.trial.max_steps = options_.timing_steps;
+  s.trial.eval_every_steps = options_.timing_steps;  // one eval, at the end (off the clock)
+  return s;
+}
+
+StepTiming TargetSetter::timing(const StudyStore& store, const std::vector<StudyRecord>& timing_studies) const {
+  const StudyRecord& study = timing_studies.at(0);
+  const auto trials = store.trials(study.id);
+  if (trials.empty() || !trials.front().result) throw Error("targets: the timing run of the best point has not run");
+  const TrialRecord& trial = trials.front();
+  const TrialOutcome& result = *trial.result;
+  if (trial.status != StoredTrialStatus::complete || result.steps <= 0 || !(result.submission_time > 0.0))
+    throw Error("targets: the timing run of the best point did not train: " + result.message);
+  StepTiming t;
+  t.seconds_per_step = result.submission_time / static_cast<double>(result.steps);
+  t.measured_with = "the best point alone after the re-runs: " + std::to_string(result.steps) + " steps, seed " +
+                    std::to_string(trial.seed) + ", " +
+                    (result.threads > 0 ? std::to_string(result.threads) : std::string("an unrecorded number of")) +
+                    " thread(s) on " + TrialSpec::from_json(study.trial_spec).device;
+  return t;
+}
+
 namespace {
 
 // One run of the search or the re-runs as the record lists it.
@@ -223,6 +262,60 @@ nlohmann::ordered_json TargetSetter::record(const StudyStore& store, const std::
   std::sort(best_values.begin(), best_values.end());
   r["rerun_best_validation"] = {{"min", best_values.front()}, {"median", validation_target}, {"max", best_values.back()}};
   return r;
+}
+
+nlohmann::ordered_json read_targets(const TargetSetter& setter, const StudyStore& store) {
+  // The studies of `sweeps` as stored, each holding at least its runs, all of them ended.
+  const auto finished = [&store](const std::vector<SweepSpec>& sweeps, const std::string& what) {
+    const auto studies = find_sweep_studies(store, sweeps);
+    if (studies.size() < sweeps.size())
+      throw InputError("targets --no-run: " + store.path() + " holds no " + what + " of these settings; run without --no-run");
+    std::vector<int64_t> ids;
+    int64_t wanted = 0;
+    for (const auto& s : studies) ids.push_back(s.id);
+    for (const auto& s : sweeps) wanted += s.trials * s.studies;
+    const StudyProgress p = store.progress(ids);
+    if (!p.finished() || p.done < wanted)
+      throw InputError("targets --no-run: the " + what + " in " + store.path() + ": " + std::to_string(p.done) + " of " +
+                       std::to_string(std::max(wanted, p.done + p.pending + p.running)) +
+                       " runs ended; run without --no-run to finish them");
+    return studies;
+  };
+  const auto search = finished(setter.search_sweeps(), "search");
+  const auto reruns = finished({setter.rerun_sweep(store, search)}, "re-runs of the best point");
+  std::optional<StepTiming> timing;
+  if (setter.options().timing_steps > 0)
+    timing = setter.timing(store, finished({setter.timing_sweep(store, reruns)}, "timing run of the best point"));
+  return setter.record(store, search, reruns, timing);
+}
+
+std::string target_summary(const nlohmann::ordered_json& record, const TargetSettingOptions& options,
+                           const std::string& record_path) {
+  const auto& range = record["rerun_best_validation"];
+  auto g = [](const char* format, const nlohmann::ordered_json& v) { return format_double(format, v.get<double>()); };
+  std::string s = "workload:           " + options.workload + " (" + record["metric"].get<std::string>() + ", " +
+                  (record["higher_is_better"].get<bool>() ? "higher is better" : "lower is better") + ")\n";
+  s += "best point:         " + record["best_point"]["algorithm"].get<std::string>() + " " +
+       record["best_point"]["hparams"].dump() + "\n";
+  s += "re-runs' best:      min " + g("%.4g", range["min"]) + ", median " + g("%.4g", range["median"]) + ", max " +
+       g("%.4g", range["max"]) + "\n";
+  s += "validation target:  " + g("%.4g", record["validation_target"]) + "\n";
+  s += "test target:        " +
+       (record["test_target"].is_null() ? std::string("none (no re-run reached the validation target)")
+                                        : g("%.4g", record["test_target"])) +
+       "\n";
+  const std::string factor = format_double("%.3g", options.budget_factor);
+  if (record.contains("budget_basis")) {
+    const auto& basis = record["budget_basis"];
+    s += "budget:             " + g("%.4g", record["budget_s"]) + " s (" + factor + " x median steps to target " +
+         g("%.6g", basis["median_steps_to_target"]) + " x " + g("%.4g", basis["seconds_per_step_alone"]) +
+         " s per step alone; from the re-runs' times it would be " + g("%.4g", record["budget_under_load_s"]) + " s)\n";
+  } else {
+    s += "budget:             " + g("%.4g", record["budget_s"]) + " s (" + factor + " x median time to target " +
+         g("%.4g", record["median_time_to_target_s"]) + " s)\n";
+  }
+  if (!record_path.empty()) s += "record:             " + record_path + "\n";
+  return s;
 }
 
 }  // namespace pacer

@@ -9,6 +9,8 @@
 // median step at which the re-runs first reached the validation target x the best point's
 // seconds per step timed alone after the re-runs (steps do not depend on what else ran on the
 // machine, the re-runs' seconds do); without a timing run, budget_factor x their median time.
+// The timing run is a stored trial like the others, so a second call changes nothing and a
+// finished procedure's record can be read without training (read_targets, `--no-run`).
 //
 //   pacer::TargetSettingOptions o;
 //   o.workload = "fmnist_resnet";
@@ -16,7 +18,10 @@
 //   pacer::StudyStore store("runs/targets.db");
 //   auto search = pacer::plan_sweeps(store, setter.search_sweeps());   // then run a tuning worker
 //   auto reruns = pacer::plan_sweeps(store, {setter.rerun_sweep(store, search)});
-//   nlohmann::ordered_json record = setter.record(store, search, reruns);
+//   auto timing = pacer::plan_sweeps(store, {setter.timing_sweep(store, reruns)});  // run it too
+//   nlohmann::ordered_json record = setter.record(store, search, reruns, setter.timing(store, timing));
+//   // or, all of it finished, from the store alone (writes nothing):
+//   nlohmann::ordered_json same = pacer::read_targets(setter, store);
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -73,6 +78,11 @@ class TargetSetter {
   // The re-run sweep of the best search point (InputError when no search run finished with a
   // finite validation value).
   SweepSpec rerun_sweep(const StudyStore& store, const std::vector<StudyRecord>& search) const;
+  // The timing run (options().timing_steps > 0): one trial of the re-runs' point and settings,
+  // timing_steps steps, one eval at the end.
+  SweepSpec timing_sweep(const StudyStore& store, const std::vector<StudyRecord>& reruns) const;
+  // The best point's seconds per step from the stored timing run (Error when it did not train).
+  StepTiming timing(const StudyStore& store, const std::vector<StudyRecord>& timing_studies) const;
   std::vector<TargetRun> runs(const StudyStore& store, const std::vector<StudyRecord>& studies) const;
   // The target record (JSON): the procedure, every run behind it, the targets and the budget
   // (from the timing when given, else from the re-runs' times).
@@ -87,5 +97,14 @@ class TargetSetter {
   std::string metric_;
   bool higher_is_better_ = true;
 };
+
+// The record of a finished procedure from what the store holds, writing nothing (`pacer targets
+// --no-run`): InputError naming the part that is not stored or not finished.
+nlohmann::ordered_json read_targets(const TargetSetter& setter, const StudyStore& store);
+
+// The record in a few lines: workload and metric, the best point, the re-runs' best values, the
+// targets, the budget and how it was computed, and `record_path` when one was written.
+std::string target_summary(const nlohmann::ordered_json& record, const TargetSettingOptions& options,
+                           const std::string& record_path);
 
 }  // namespace pacer

@@ -1,0 +1,33 @@
+#pragma once
+// `pacer scale`'s arguments and output, shared by its two halves: the light pacer reads the
+// scaling study from the store (--no-run, scale_command.cpp); pacer-train runs it
+// (scale_training.cpp).
+#include <string>
+
+#include "scale/scale_request.h"
+#include "scale/scaling_study.h"
+
+namespace pacer::cli {
+
+// What the options bind: the library's request, plus what only this process needs.
+struct ScaleArgs {
+  ScaleRequest request;
+  std::string store = "runs/scale.db", out;
+  int threads = 0;
+  bool quiet = false, json = false, no_run = false;
+};
+
+// What only pacer-train can do for scale (the light pacer has none and hands such a command on).
+struct ScaleTraining {
+  int (*run)(const ScaleArgs& a);                            // the whole study
+  void (*load_algorithm_files)(const std::vector<std::string>& values);  // plugins, Python submissions
+  TrainingSetSize training_set_size;                         // loads the workload's data
+};
+
+// The table (or JSON) on stdout and, with --out, the files.
+void print_scaling_report(const ScaleArgs& a, const ScalingReport& report);
+
+// pacer-train's (scale_training.cpp).
+const ScaleTraining& scale_training();
+
+}  // namespace pacer::cli
