@@ -62,7 +62,6 @@ void print_scaling_report(const ScaleArgs& a, const ScalingReport& report) {
                a.out.c_str());
 }
 
-
 Action add_scale_command(CLI::App& app, const ScaleTraining* training) {
   auto a = std::make_shared<ScaleArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload")->required();
