@@ -32,6 +32,7 @@
 #include "algorithms/shampoo.h"
 #include "algorithms/soap.h"
 #include "algorithms/update_rules.h"
+#include "algorithms/update_transforms.h"
 #include "core/error.h"
 
 namespace pacer {
@@ -131,6 +132,23 @@ struct Model {
 }
 
 
+// A transform, then a rule, on the same tensors: Lion's decoupled decay is its recipe's
+// transform (algorithms/update_transforms.h), as TensorwiseAlgorithm runs them.
+class DecayedRule final : public TensorRule {
+ public:
+  DecayedRule(std::unique_ptr<TensorRule> transform, std::unique_ptr<TensorRule> rule)
+      : transform_(std::move(transform)), rule_(std::move(rule)) {}
+  void step(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads, double lr) override {
+    transform_->step(params, grads, lr);
+    rule_->step(params, grads, lr);
+  }
+  NamedTensors state() const override { return rule_->state(); }
+  void load_state(const NamedTensors& state) override { rule_->load_state(state); }
+
+ private:
+  std::unique_ptr<TensorRule> transform_, rule_;
+};
+
 using RuleFactory = std::function<std::unique_ptr<TensorRule>(const nlohmann::json& options,
                                                               const std::vector<TensorInfo>& tensors)>;
 
@@ -143,7 +161,8 @@ const std::map<std::string, RuleFactory>& rule_factories() {
        }},
       {"lion",
        [](const nlohmann::json& o, const std::vector<TensorInfo>& t) {
-         return std::make_unique<LionRule>(LionOptions{o["beta1"], o["beta2"], o["weight_decay"]}, t);
+         return std::make_unique<DecayedRule>(std::make_unique<DecoupledWeightDecay>(o["weight_decay"].get<double>()),
+                                              std::make_unique<LionRule>(LionOptions{o["beta1"], o["beta2"]}, t));
        }},
       {"adafactor",
        [](const nlohmann::json& o, const std::vector<TensorInfo>& t) {
@@ -251,7 +270,7 @@ double tolerance_at(const nlohmann::json& c, const std::string& checkpoint) {
   return std::max(kTolerance, 100.0 * sensitivity);
 }
 
-// SAM over AdamW on one flat buffer, as SamAlgorithm runs it; per-tensor views for the model.
+// SAM over AdamW on one flat buffer, as the sam recipe runs it; per-tensor views for the model.
 struct SamRunner {
   at::Tensor flat;
   std::vector<at::Tensor> views;

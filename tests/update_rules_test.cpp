@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "algorithms/update_rules.h"
+#include "algorithms/update_transforms.h"
+#include "core/error.h"
 
 namespace pacer {
 namespace {
@@ -167,6 +170,22 @@ TEST_P(UpdateRuleCase, MatchesGoldenParametersAfterSteps1_10_50) {
     adam_options.variant = variant_of(kind);
   }
 
+  // The same rule composed as the recipes run it (issue 46): its weight decay as a transform
+  // (algorithms/update_transforms.h) before the rule with weight_decay 0. Bit for bit the same.
+  at::Tensor composed_params = params.clone();
+  SgdOptions composed_sgd = sgd_options;
+  AdamOptions composed_adam = adam_options;
+  composed_sgd.weight_decay = composed_adam.weight_decay = 0.0;
+  SgdState composed_sgd_state;
+  AdamState composed_adam_state;
+  const double weight_decay = o["weight_decay"].get<double>();
+  std::unique_ptr<TensorRule> decay;
+  if (kind == "sgd" || kind == "adam") {
+    decay = std::make_unique<CoupledWeightDecay>(weight_decay);
+  } else {
+    decay = std::make_unique<DecoupledWeightDecay>(weight_decay);
+  }
+
   const auto& snapshots = c["params"];
   int64_t last_step = 0;
   for (const auto& s : golden()["snapshot_steps"]) last_step = std::max(last_step, s.get<int64_t>());
@@ -186,6 +205,17 @@ TEST_P(UpdateRuleCase, MatchesGoldenParametersAfterSteps1_10_50) {
       }
     }
     ASSERT_TRUE(at::equal(grads, grads_before)) << "the update rule modified the gradients at step " << step;
+    {
+      at::NoGradGuard no_grad;
+      at::Tensor composed_grads = grads_before.clone();
+      decay->step({composed_params}, {composed_grads}, kind == "sgd" ? sgd_options.lr : adam_options.lr);
+      if (kind == "sgd") {
+        sgd_step(composed_params, composed_grads, composed_sgd_state, composed_sgd);
+      } else {
+        adam_step(composed_params, composed_grads, composed_adam_state, composed_adam);
+      }
+    }
+    ASSERT_TRUE(at::equal(composed_params, params)) << GetParam() << ": the composed rule differs at step " << step;
     const std::string key = std::to_string(step);
     if (snapshots.contains(key)) {
       EXPECT_TRUE(close_to(params, snapshots[key])) << GetParam() << " after step " << step;
@@ -242,6 +272,41 @@ TEST(ClipGradNorm, GoldenGradientKeepsItsDirection) {
   EXPECT_NEAR(clip_grad_norm(g, max_norm), norm_before, 1e-15 * norm_before);
   EXPECT_NEAR(g.norm().item<double>(), max_norm, 1e-14 * max_norm);
   EXPECT_TRUE(at::allclose(g, original * 0.25, 1e-14, 0.0));
+}
+
+// Clipping as a transform (algorithms/update_transforms.h): on the flat buffer it is
+// clip_grad_norm_if bit for bit; on per-tensor views the same norm and factor up to rounding.
+TEST(GlobalNormClipTransform, FlatBufferIsClipGradNormIfAndViewsAgree) {
+  const at::Tensor grads = doubles({3.0, -4.0, 12.0, 0.5, -7.25});
+  for (const double max_norm : {0.0, 1.0, 100.0}) {
+    at::Tensor expected = grads.clone();
+    const at::Tensor expected_norm = clip_grad_norm_if(expected, max_norm);
+    GlobalNormClip flat_clip(max_norm);
+    at::Tensor flat = grads.clone();
+    flat_clip.step({flat}, {flat}, 0.1);
+    EXPECT_TRUE(at::equal(flat, expected)) << max_norm;
+    EXPECT_TRUE(at::equal(flat_clip.norm(), expected_norm)) << max_norm;
+
+    GlobalNormClip tensor_clip(max_norm);
+    at::Tensor buffer = grads.clone();
+    tensor_clip.step({}, {buffer.narrow(0, 0, 2), buffer.narrow(0, 2, 3)}, 0.1);
+    EXPECT_NEAR(tensor_clip.norm().item<double>(), expected_norm.item<double>(), 1e-12) << max_norm;
+    EXPECT_TRUE(at::allclose(buffer, expected, 1e-14, 1e-14)) << max_norm;
+  }
+}
+
+TEST(GlobalNormClipTransform, TransformsHoldNoStateAndRefuseSome) {
+  DecoupledWeightDecay decay(0.1);
+  EXPECT_TRUE(decay.state().empty());
+  decay.load_state({});
+  EXPECT_THROW(decay.load_state({{"exp_avg", at::zeros({1})}}), InputError);
+  at::Tensor p = doubles({2.0}), g = doubles({1.0});
+  decay.step({p}, {g}, 0.5);  // p *= 1 - 0.5 * 0.1
+  EXPECT_DOUBLE_EQ(p.item<double>(), 2.0 * 0.95);
+  CoupledWeightDecay l2(0.1);
+  l2.step({p}, {g}, 0.5);  // g += 0.1 * p, p unchanged
+  EXPECT_DOUBLE_EQ(g.item<double>(), 1.0 + 0.1 * 1.9);
+  EXPECT_DOUBLE_EQ(p.item<double>(), 1.9);
 }
 
 TEST(ClipGradNorm, WorksOnFloat32) {

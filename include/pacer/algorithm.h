@@ -20,6 +20,8 @@
 //                                    with its shape and type (what Shampoo, Muon, LAMB need)
 //   algorithms/tensorwise_algorithm.h  TensorwiseAlgorithm: a TensorRule plus the built-ins'
 //                                    machinery (gradient, clipping, warmup + cosine, state)
+//   algorithms/update_transforms.h   steps that compose with any rule: global-norm clipping,
+//                                    coupled (L2) and decoupled weight decay
 //   algorithms/plugin_abi.h          PACER_PLUGIN(...): the one exported entry point
 //
 //   #include <pacer/algorithm.h>
@@ -34,6 +36,7 @@
 #include "algorithms/tensorwise_algorithm.h"
 #include "algorithms/training_algorithm.h"
 #include "algorithms/update_rules.h"
+#include "algorithms/update_transforms.h"
 #include "core/error.h"
 #include "core/hyperparameter_builder.h"
 #include "core/hyperparameters.h"

@@ -35,21 +35,23 @@ class AdamRule final : public TensorRule {
   AdamState state_;
 };
 
+}  // namespace
+
 TensorwiseRecipe adam_family_recipe(const std::string& name, AdamVariant variant) {
   TensorwiseRecipe r = builtin_recipe(name);
   r.flat = true;
+  // Adam's weight decay is L2 (added to the gradient the moments see); AdamW's and NAdamW's decay
+  // the parameters before the step. The rule itself decays nothing (weight_decay 0).
+  r.transforms = {variant == AdamVariant::adam ? coupled_weight_decay() : decoupled_weight_decay()};
   r.make_rule = [variant](const Hyperparameters& hp, const std::vector<TensorInfo>& /*tensors*/, int64_t /*step_hint*/) {
     AdamOptions options;
     options.beta1 = 1.0 - hp.get("one_minus_beta1");
     options.beta2 = hp.get("beta2");
-    options.weight_decay = hp.get("weight_decay");
     options.variant = variant;
     return std::make_unique<AdamRule>(options);
   };
   return r;  // the schedule: warmup + cosine, the recipe's default
 }
-
-}  // namespace
 
 TensorwiseRecipe adam_recipe() { return adam_family_recipe("adam", AdamVariant::adam); }
 TensorwiseRecipe adamw_recipe() { return adam_family_recipe("adamw", AdamVariant::adamw); }

@@ -4,12 +4,18 @@
 // runs on the flat parameter buffer.
 //
 //   auto nadamw = std::make_unique<pacer::TensorwiseAlgorithm>(pacer::nadamw_recipe());
+#include <string>
+
 #include "algorithms/tensorwise_algorithm.h"
+#include "algorithms/update_rules.h"
 
 namespace pacer {
 
 TensorwiseRecipe adam_recipe();
 TensorwiseRecipe adamw_recipe();
 TensorwiseRecipe nadamw_recipe();
+// The recipe of catalog entry `name` with the Adam rule of `variant` and its weight decay (SAM's
+// starts from it).
+TensorwiseRecipe adam_family_recipe(const std::string& name, AdamVariant variant);
 
 }  // namespace pacer

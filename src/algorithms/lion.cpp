@@ -16,7 +16,6 @@ void LionRule::step(const std::vector<at::Tensor>& params, const std::vector<at:
     const at::Tensor& g = grads[i];
     if (!exp_avg_[i].defined()) exp_avg_[i] = at::zeros_like(p);
     at::Tensor& m = exp_avg_[i];
-    if (options_.weight_decay != 0.0) p.mul_(1.0 - lr * options_.weight_decay);
     // The sign of beta1*m + (1-beta1)*g, taken before the momentum itself moves (with beta2).
     p.add_(at::sign(m * options_.beta1 + g * (1.0 - options_.beta1)), -lr);
     m.mul_(options_.beta2).add_(g, 1.0 - options_.beta2);
@@ -37,11 +36,11 @@ void LionRule::load_state(const NamedTensors& state) {
 
 TensorwiseRecipe lion_recipe() {
   TensorwiseRecipe r = builtin_recipe("lion");
+  r.transforms = {decoupled_weight_decay()};  // before the step, as lion_pytorch.py
   r.make_rule = [](const Hyperparameters& hp, const std::vector<TensorInfo>& tensors, int64_t /*step_hint*/) {
     LionOptions o;
     o.beta1 = 1.0 - hp.get("one_minus_beta1");
     o.beta2 = hp.get("beta2");
-    o.weight_decay = hp.get("weight_decay");
     return std::make_unique<LionRule>(o, tensors);
   };
   return r;

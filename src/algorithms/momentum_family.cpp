@@ -46,11 +46,11 @@ TensorwiseRecipe momentum_family_recipe(const std::string& name, Momentum kind) 
     const int64_t decay = static_cast<int64_t>(static_cast<double>(w.step_hint - warmup) * hp.get("decay_steps_factor"));
     return LearningRateSchedule::warmup_linear_decay(hp.get("learning_rate"), warmup, decay, hp.get("end_factor"));
   };
+  r.transforms = {coupled_weight_decay()};  // L2, before the momentum (torch.optim.SGD's weight_decay)
   r.make_rule = [kind](const Hyperparameters& hp, const std::vector<TensorInfo>& /*tensors*/, int64_t /*step_hint*/) {
     SgdOptions options;
     options.momentum = kind == Momentum::none ? 0.0 : 1.0 - hp.get("one_minus_beta1");
     options.nesterov = kind == Momentum::nesterov;
-    options.weight_decay = hp.get("weight_decay");
     return std::make_unique<SgdRule>(options);
   };
   return r;

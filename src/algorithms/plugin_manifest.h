@@ -19,7 +19,9 @@ class TrainingAlgorithm;
 // (layout_fingerprint, algorithms/sdk_layout.h).
 // 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics. 4: the manifest gained
 // layout_fingerprint. 5: the per-tensor path (TensorRule, TensorwiseAlgorithm) joined the SDK.
-constexpr int kSdkAbiVersion = 6;
+// 6: flat recipes, make_schedule. 7: BaselineAlgorithm folded into TensorwiseAlgorithm; recipes
+// gained transforms (weight decay) and a gradient point (SAM).
+constexpr int kSdkAbiVersion = 7;
 
 struct PACER_API PluginAlgorithm {
   const char* name;

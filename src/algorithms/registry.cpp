@@ -23,15 +23,14 @@ namespace {
 // The factories, by name: the built-ins (under their catalog names) and the registered ones.
 struct Factories {
   Factories() {
-    // Every built-in but SAM is a recipe of the one update-rule shape (TensorwiseAlgorithm): the
+    // Every built-in is a recipe of the one update-rule shape (TensorwiseAlgorithm): the
     // first-generation baselines, then the state-of-the-art ones (docs/algorithms.md).
     for (auto recipe : {sgd_recipe, momentum_recipe, nesterov_recipe, adam_recipe, adamw_recipe, nadamw_recipe,
                         lamb_recipe, lion_recipe, adafactor_recipe, ademamix_recipe, muon_recipe,
-                        schedule_free_adamw_recipe, shampoo_recipe, soap_recipe}) {
+                        schedule_free_adamw_recipe, shampoo_recipe, soap_recipe, sam_recipe}) {
       TensorwiseRecipe r = recipe();
       add(r.name, [r] { return std::make_unique<TensorwiseAlgorithm>(r); });
     }
-    add("sam", [] { return std::make_unique<SamAlgorithm>(); });
   }
   void add(const std::string& name, AlgorithmFactory factory) {
     builtin_algorithm(name);  // Error if the catalog does not list it

@@ -18,6 +18,7 @@
 #include "algorithms/tensorwise_algorithm.h"
 #include "algorithms/training_algorithm.h"
 #include "algorithms/update_rules.h"
+#include "algorithms/update_transforms.h"
 #include "core/eval_record.h"
 #include "core/hyperparameters.h"
 #include "data/batch.h"
@@ -55,7 +56,8 @@ constexpr uint64_t layout_of() {
   PluginManifest, PluginAlgorithm, TrainingAlgorithm, UpdateResult, RunnerState, StepContext, GradientComputer,   \
       LossSettings, Batch, Hyperparameters, HyperparameterSpec, Metrics, EvalRecord, WorkloadSpec, WorkloadContext, \
       LossOutput, Workload, Network, ParamSlice, FlatParameters, LearningRateSchedule, SgdOptions, SgdState,       \
-      AdamOptions, AdamState, TensorInfo, TensorRule, TensorwiseRecipe, BaselineAlgorithm, TensorwiseAlgorithm
+      AdamOptions, AdamState, TensorInfo, TensorRule, TensorwiseRecipe, TensorwiseAlgorithm, StatelessTransform,  \
+      GlobalNormClip, CoupledWeightDecay, DecoupledWeightDecay
 constexpr uint64_t kSdkLayoutFingerprint = sdk_layout_detail::layout_of<PACER_SDK_BOUNDARY_TYPES>();
 
 }  // namespace pacer

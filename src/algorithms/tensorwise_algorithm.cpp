@@ -5,7 +5,9 @@
 
 #include <utility>
 
+#include "catalog/algorithm_infos.h"
 #include "core/error.h"
+#include "algorithms/gradient_computer.h"
 
 namespace pacer {
 namespace {
@@ -60,7 +62,7 @@ TensorwiseAlgorithm::TensorwiseAlgorithm(TensorwiseRecipe recipe) : recipe_(std:
 
 std::vector<HyperparameterSpec> TensorwiseAlgorithm::hyperparameter_specs() const {
   std::vector<HyperparameterSpec> specs = recipe_.hyperparameters;
-  auto common = common_specs();
+  auto common = common_hyperparameter_specs();
   for (auto& spec : common) {
     for (const auto& [name, value] : recipe_.common_defaults) {
       if (spec.name == name) spec.default_value = value;
@@ -71,28 +73,36 @@ std::vector<HyperparameterSpec> TensorwiseAlgorithm::hyperparameter_specs() cons
 }
 
 void TensorwiseAlgorithm::init_optimizer_state(const Workload& workload, Network& network,
-                                               const Hyperparameters* hparams, uint64_t seed) {
+                                               const Hyperparameters* hparams, uint64_t /*seed*/) {
   step_hint_ = workload.spec().step_hint;
-  BaselineAlgorithm::init_optimizer_state(workload, network, hparams, seed);
+  // Under self-tuning no hyperparameters are given: the algorithm sets its own (its defaults).
+  hparams_ = resolve_hyperparameters(hyperparameter_specs(), hparams ? *hparams : Hyperparameters{}, name());
+  flat_ = FlatParameters(network);
+  schedule_ = make_schedule(workload.spec());
+  loss_settings_ = {hparams_.get_or("dropout_rate", 0.0), hparams_.get_or("label_smoothing", 0.0)};
+  build_rules();
 }
 
-LearningRateSchedule TensorwiseAlgorithm::make_schedule(const Hyperparameters& hp, const WorkloadSpec& w) const {
-  if (recipe_.make_schedule) return recipe_.make_schedule(hp, w);
-  const int64_t warmup = static_cast<int64_t>(hp.get("warmup_factor") * static_cast<double>(w.step_hint));
-  if (recipe_.cosine_decay) return LearningRateSchedule::warmup_cosine(hp.get("learning_rate"), warmup, w.step_hint);
-  return LearningRateSchedule::warmup_linear_decay(hp.get("learning_rate"), warmup, 0, 1.0);
+LearningRateSchedule TensorwiseAlgorithm::make_schedule(const WorkloadSpec& w) const {
+  if (recipe_.make_schedule) return recipe_.make_schedule(hparams_, w);
+  const int64_t warmup = static_cast<int64_t>(hparams_.get("warmup_factor") * static_cast<double>(w.step_hint));
+  if (recipe_.cosine_decay) return LearningRateSchedule::warmup_cosine(hparams_.get("learning_rate"), warmup, w.step_hint);
+  return LearningRateSchedule::warmup_linear_decay(hparams_.get("learning_rate"), warmup, 0, 1.0);
 }
 
 double TensorwiseAlgorithm::learning_rate_at(int64_t step) const {
   return schedule_.at(recipe_.warmup_from_first_step ? step + 1 : step);
 }
 
-void TensorwiseAlgorithm::configure(const Hyperparameters& hp) {
+void TensorwiseAlgorithm::build_rules() {
   recent_inputs_.clear();
+  clip_ = std::make_unique<GlobalNormClip>(hparams_.get_or("grad_clip", 0.0));
+  transforms_.clear();
+  for (const auto& make_transform : recipe_.transforms) transforms_.push_back(make_transform(hparams_));
   if (recipe_.flat) {
-    params_ = {flat_.values()};  // for the eval and training points
-    grads_.clear();
-    rule_ = recipe_.make_rule(hp, {TensorInfo{flat_.values().sizes().vec(), ParamType::weight, false}}, step_hint_);
+    params_ = {flat_.values()};
+    grads_ = {flat_.grads()};
+    rule_ = recipe_.make_rule(hparams_, {TensorInfo{flat_.values().sizes().vec(), ParamType::weight, false}}, step_hint_);
     return;
   }
   params_ = flat_.parameters();
@@ -102,7 +112,7 @@ void TensorwiseAlgorithm::configure(const Hyperparameters& hp) {
     grads_.push_back(params_[i].grad());
     types.push_back(flat_.slices()[i].type);
   }
-  rule_ = recipe_.make_rule(hp, describe_tensors(params_, types), step_hint_);
+  rule_ = recipe_.make_rule(hparams_, describe_tensors(params_, types), step_hint_);
 }
 
 UpdateResult TensorwiseAlgorithm::update(const Workload& workload, Network& network, const Batch& batch,
@@ -115,15 +125,24 @@ UpdateResult TensorwiseAlgorithm::update(const Workload& workload, Network& netw
     at::NoGradGuard no_grad;
     rule_->to_train_point(params_);  // the gradient is taken at the training point
   }
-  return BaselineAlgorithm::update(workload, network, batch, context);
-}
-
-void TensorwiseAlgorithm::apply_update(at::Tensor& params, const at::Tensor& grads, double lr) {
-  if (recipe_.flat) {  // the buffers as BaselineAlgorithm hands them over (the gradient clipped)
-    rule_->step({params}, {grads}, lr);
-    return;
+  at::Tensor loss = step_gradients(context, workload, network, batch, loss_settings_);
+  if (recipe_.gradient_point) {
+    at::Tensor saved;
+    {
+      at::NoGradGuard no_grad;
+      saved = recipe_.gradient_point(flat_.values(), flat_.grads(), hparams_);
+    }
+    step_gradients(context, workload, network, batch, loss_settings_);  // at that point, the step's gradient
+    at::NoGradGuard no_grad;
+    flat_.values().copy_(saved);
   }
+  at::NoGradGuard no_grad;
+  const double lr = learning_rate_at(context.step);
+  const std::vector<at::Tensor> flat_params{flat_.values()}, flat_grads{flat_.grads()};
+  clip_->step(flat_params, flat_grads, lr);
+  for (auto& transform : transforms_) transform->step(flat_params, flat_grads, lr);
   rule_->step(params_, grads_, lr);
+  return {loss, false, clip_->norm()};
 }
 
 void TensorwiseAlgorithm::prepare_for_eval(const Workload& /*workload*/, Network& network,

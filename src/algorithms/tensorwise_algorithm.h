@@ -1,10 +1,12 @@
 #pragma once
-// The one shape of every built-in update rule but SAM's (which changes how the gradient is taken):
-// the framework's gradient, optional clipping and a learning-rate schedule from BaselineAlgorithm,
-// then a TensorRule (algorithms/tensor_rule.h) over the network's parameter tensors (views into the
-// flat buffers, so data parallelism and checkpoints work unchanged), or over the one flat buffer
-// for an element-wise rule (SGD, Adam). Each built-in is a recipe for it; adding an optimizer is
-// adding a recipe:
+// The one shape of every built-in update rule: the framework's gradient (with the dropout rate
+// and label smoothing hyperparameters; combined over data-parallel workers by the framework),
+// optionally retaken at another point (SAM's), global-norm clipping, the recipe's transforms
+// (weight decay: algorithms/update_transforms.h), then a TensorRule (algorithms/tensor_rule.h)
+// over the network's parameter tensors (views into the flat buffers, so data parallelism and
+// checkpoints work unchanged), or over the one flat buffer for an element-wise rule (SGD, Adam),
+// at the rate of the recipe's learning-rate schedule. Each built-in is a recipe for it; adding an
+// optimizer is adding a recipe:
 //
 //   pacer::register_algorithm("lion", [] { return std::make_unique<pacer::TensorwiseAlgorithm>(pacer::lion_recipe()); });
 #include <functional>
@@ -12,9 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/baseline_algorithm.h"
+#include "algorithms/gradient_computer.h"
+#include "algorithms/schedules.h"
 #include "algorithms/tensor_rule.h"
+#include "algorithms/training_algorithm.h"
+#include "algorithms/update_transforms.h"
 #include "core/export.h"
+#include "models/flat_parameters.h"
 
 namespace pacer {
 
@@ -42,9 +48,15 @@ struct PACER_API TensorwiseRecipe {
   // weight), instead of one per parameter tensor: an element-wise rule then runs each of its ops
   // once over the model, as the first-generation baselines always have.
   bool flat = false;
+  // Run before the rule, in order, on the flat buffers, after clipping (algorithms/update_transforms.h).
+  std::vector<TransformFactory> transforms;
+  // Where the step's gradient is taken, when not at the parameters: given the flat parameters and
+  // the gradient there, moves the parameters in place to the point to take the gradient at and
+  // returns what to restore them to (SAM's ascent); empty: at the parameters, one pass.
+  std::function<at::Tensor(at::Tensor& params, const at::Tensor& grads, const Hyperparameters&)> gradient_point;
 };
 
-class PACER_API TensorwiseAlgorithm : public BaselineAlgorithm {
+class PACER_API TensorwiseAlgorithm : public TrainingAlgorithm {
  public:
   explicit TensorwiseAlgorithm(TensorwiseRecipe recipe);
 
@@ -59,16 +71,23 @@ class PACER_API TensorwiseAlgorithm : public BaselineAlgorithm {
   NamedTensors state() const override;
   void load_state(const NamedTensors& state) override;
 
- protected:
-  LearningRateSchedule make_schedule(const Hyperparameters& hp, const WorkloadSpec& workload) const override;
-  void configure(const Hyperparameters& hp) override;
-  void apply_update(at::Tensor& params, const at::Tensor& grads, double lr) override;
-  double learning_rate_at(int64_t step) const override;
+  const LearningRateSchedule& schedule() const { return schedule_; }
+  const Hyperparameters& hyperparameters() const { return hparams_; }
 
  private:
+  LearningRateSchedule make_schedule(const WorkloadSpec& workload) const;
+  void build_rules();
+  double learning_rate_at(int64_t step) const;
+
   TensorwiseRecipe recipe_;
+  Hyperparameters hparams_;  // resolved: the defaults under self-tuning
+  LearningRateSchedule schedule_;
+  LossSettings loss_settings_;
+  FlatParameters flat_;
+  std::unique_ptr<GlobalNormClip> clip_;
+  std::vector<std::unique_ptr<TensorRule>> transforms_;
   std::unique_ptr<TensorRule> rule_;
-  std::vector<at::Tensor> params_, grads_;  // per-tensor views into the flat buffers
+  std::vector<at::Tensor> params_, grads_;  // what the rule sees: per-tensor views, or the flat buffers
   std::vector<at::Tensor> recent_inputs_;   // for the batch-norm recomputation
   int64_t step_hint_ = 0;
 };
