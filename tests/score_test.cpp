@@ -545,6 +545,11 @@ TEST_F(ScoreCliTest, TheLightPacerScoresAlgoPerfLogsWithoutLibTorchAndHandsTrain
   const CliResult listed = pacer("list algorithms --json");
   const CliResult trained = pacer("run -w synthetic_regression -a sgd --max-steps 2 --out '" + dir_ + "/run'");
   const CliResult plugin = pacer("list -a ./libnothing.so");
+  // run's arguments are checked by the light program (bad input: exit 2 without the training
+  // program); a submission's trial, which it would wait for in a contained copy, is handed on.
+  const CliResult bad = pacer("run -w synthetic_regression -a sgd --budget nan");
+  { std::ofstream(dir_ + "/submission.py") << "# never loaded\n"; }
+  const CliResult contained = pacer("run -w synthetic_regression -a '" + dir_ + "/submission.py' --max-steps 2");
   ::unsetenv("PACER_TRAINING_PROGRAM");
   ASSERT_EQ(scored.code, 0) << scored.err;
   EXPECT_NEAR(submission(scores(dir_ + "/board"), "b")["score"].get<double>(), 1.25 / 3, 1e-12);
@@ -556,6 +561,11 @@ TEST_F(ScoreCliTest, TheLightPacerScoresAlgoPerfLogsWithoutLibTorchAndHandsTrain
   EXPECT_FALSE(fs::exists(dir_ + "/run"));
   EXPECT_EQ(plugin.code, 1);  // a plugin is loaded by the training program
   EXPECT_NE(plugin.err.find("for 'pacer list'"), std::string::npos) << plugin.err;
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "pacer: error: --budget: 'nan' is not a finite number\n");
+  EXPECT_EQ(contained.code, 1);
+  EXPECT_NE(contained.err.find("cannot start the training program /nonexistent/pacer-train for 'pacer run'"),
+            std::string::npos) << contained.err;
 }
 
 TEST_F(ScoreCliTest, StrayTrialFoldersWithoutAWorkloadAreSkippedWithOneWarning) {

@@ -21,7 +21,7 @@ LAYERS = ["core", "catalog", "runtime", "distributed", "data", "models", "worklo
 TORCH_FREE_LAYERS = {"core", "catalog", "store", "score", "tune", "report", "scale", "analyze", "serve"}
 TORCH_FREE_HEADERS = {
     "workloads/registry.h", "algorithms/registry.h", "algorithms/runner_state.h", "algorithms/plugin_loader.h",
-    "algorithms/python_submission_loader.h", "train/trial_result.h", "train/trial_writer.h",
+    "algorithms/python_submission_loader.h", "train/trial_writer.h",
     "train/stop_rule.h", "train/trial_observer.h", "train/eval_schedule.h", "train/noise_scale.h",
     "train/progress_observer.h", "train/trial_summary.h", "run/tuning_worker.h", "run/board_worker.h",
     "run/run_request.h", "run/target_setting_run.h", "run/racing.h",

@@ -15,8 +15,11 @@ using Action = std::function<int()>;
 // catalog; pacer-train also loads plugins and Python submissions.
 using AlgorithmInfosOf = std::vector<AlgorithmInfo> (*)(const std::vector<std::string>& values);
 Action add_list_command(CLI::App& app, AlgorithmInfosOf infos_of);
-// run re-runs itself for an untrusted algorithm (contained_run.h), so it gets the command line.
-Action add_run_command(CLI::App& app, int argc, char** argv);
+// run re-runs itself for an untrusted algorithm (contained_run.h), so it gets the command line;
+// `train` runs the trial (pacer-train's; null in the light pacer, which checks the arguments and
+// hands the trial on).
+struct RunArgs;
+Action add_run_command(CLI::App& app, int argc, char** argv, int (*train)(RunArgs&));
 Action add_score_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 // tune re-runs itself as worker processes, so it gets the original command line.

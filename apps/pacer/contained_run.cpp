@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "algorithms/plugin_loader.h"
+#include "catalog/plugin_records.h"
+#include "catalog/trial_result.h"
 #include "core/atomic_file.h"
-#include "train/trial_result.h"
 #include "tune/contained_trial.h"
 
 namespace pacer::cli {
@@ -29,7 +29,8 @@ bool runs_untrusted_code(const std::string& algorithm) {
 }
 
 std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
-                                         const std::string& out, const std::atomic<bool>& stop) {
+                                         const std::string& out, const std::atomic<bool>& stop,
+                                         const std::string& executable) {
   if (std::getenv(kMarkerVariable)) {
     // The copy dies with the command that started it, as the command itself would have (kill -9
     // of `pacer run` must leave no trial running on, holding the results folder).
@@ -45,7 +46,7 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
   ::close(fd);
   ChildProcessOptions child;
   child.argv = argv;
-  child.executable = "/proc/self/exe";
+  child.executable = executable;
   child.environment = {std::string(kMarkerVariable) + "=" + marker,
                        std::string(kParentVariable) + "=" + std::to_string(::getpid())};
   child.capture_output = false;

@@ -1,6 +1,7 @@
 #pragma once
 // `pacer run` of a Python submission or a plugin: the trial runs in a copy of this command (the
-// same arguments, PACER_CONTAINED_RUN naming a file where the copy leaves its exit status), so that
+// same arguments, PACER_CONTAINED_RUN naming a file where the copy leaves its exit status; the
+// light pacer starts the copy as pacer-train and only waits for it, without LibTorch), so that
 // a segfault, an os._exit or a step that never returns ends with a message and, with --out, a
 // failed trial.json, instead of a dead process and no result. Ctrl-C is forwarded to the copy (and
 // SIGKILL follows 10 s later if it does not stop).
@@ -15,9 +16,11 @@ namespace pacer::cli {
 bool runs_untrusted_code(const std::string& algorithm);
 
 // In the parent: the copy's exit status once it ended (its own, or 1 with a failed trial.json in
-// `out` when its process died); nullopt in the copy itself, which then runs the trial in process.
+// `out` when its process died); nullopt in the copy itself, which then runs the trial in process,
+// and for an algorithm Pacer built. The copy is `executable` with `argv`.
 std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
-                                         const std::string& out, const std::atomic<bool>& stop);
+                                         const std::string& out, const std::atomic<bool>& stop,
+                                         const std::string& executable = "/proc/self/exe");
 
 // Whether this process is such a copy (it runs nothing but that trial).
 bool in_contained_copy();

@@ -1,7 +1,8 @@
 // pacer: measure, compare and tune training algorithms by time-to-result. This is the light
 // program: the commands that read (list, score, report, study, analyze, serve, and targets or
 // scale with --no-run) run here without LibTorch; the ones that train run in pacer-train
-// (training_program.h).
+// (training_program.h). `pacer run`'s arguments are checked here first, and the contained copy
+// of an untrusted algorithm's trial is waited for from here.
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   namespace cli = pacer::cli;
   cli::CommandAdders adders{
       {"list", [](CLI::App& c) { return cli::add_list_command(c, catalog_infos); }},
+      {"run", [argc, argv](CLI::App& c) { return cli::add_run_command(c, argc, argv, nullptr); }},
       {"score", cli::add_score_command},
       {"report", cli::add_report_command},
       {"study", cli::add_study_command},

@@ -1,84 +1,53 @@
-// pacer run: one trial of a workload and an algorithm (run/run_request.h), its summary and its
-// exit status; under `pacer launch`, one rank of several.
+// pacer run's options and their checks, in both programs: the light pacer hands the trial to
+// pacer-train (run_training.cpp), or waits for its contained copy (contained_run.h).
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <tuple>
 
 #include "commands.h"
-#include "input_guards.h"
 #include "contained_run.h"
+#include "input_guards.h"
 #include "interrupt.h"
-#include "trial_spec_options.h"
+#include "run_command.h"
+#include "training_program.h"
 #include "core/error.h"
-#include "train/trial_summary.h"
-#include "run/run_request.h"
 
 namespace pacer::cli {
-namespace {
 
-// What the options bind: the library's request, plus what is parsed or checked here first.
-struct RunArgs {
-  RunRequest request;
-  CLI::Option* clock_option = nullptr;  // given or not: a busy machine may choose the cpu clock
-  std::vector<std::string> argv;        // this command line: an untrusted algorithm runs in a copy of it
-  std::string hparams_file, adasum_mode = "gradient";
-  std::vector<std::string> assignments;
-  std::shared_ptr<TrialSpecOptions> trial = std::make_shared<TrialSpecOptions>();
-  std::string checkpoint_every;  // "500" (steps) or "30s" (seconds)
-  bool resume = false, overwrite = false;
-};
-
-// The exit status of a trial: 130 interrupted, 2 when the submission's own code raised, 1 failed.
-// Rank 0 prints the summary; the other ranks say how they ended.
-int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::string& out, int rank) {
-  const bool interrupted = r.interrupted();
-  if (rank != 0) {
-    if (r.status == TrialStatus::failed && !interrupted) {
-      std::fprintf(stderr, "rank %d: failed (%s): %s\n", rank, to_string(r.stop_reason), r.message.c_str());
-      return 1;
-    }
-    std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", rank,
-                static_cast<long long>(r.steps), to_string(r.stop_reason));
-    return interrupted ? 130 : 0;
-  }
-  std::fputs(trial_summary(r, spec, out).c_str(), stdout);
-  if (interrupted) {
-    std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
-                 static_cast<long long>(r.steps));
-    return 130;
-  }
-  if (r.submission_error) {  // the submission's own code: exit 2, as for any bad input
-    std::fprintf(stderr, "pacer: error: %s\n", r.message.c_str());
-    return 2;
-  }
-  return r.status == TrialStatus::failed ? 1 : 0;
-}
-
-int run_command(RunArgs& a) {
+void prepare_run(RunArgs& a, bool warn) {
   RunRequest& r = a.request;
-  if (!r.rules.empty() && !r.self_tuning) {
+  if (warn && !r.rules.empty() && !r.self_tuning) {
     std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
                          "--self-tuning it changes nothing\n");
   }
-  r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments);
+  r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments, warn);
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
   r.trial = a.trial->resolved();
   if (a.overwrite && a.resume && !r.out.empty()) throw InputError("--overwrite and --resume: give one of them");
   r.existing = a.resume ? ExistingResults::resume : a.overwrite ? ExistingResults::overwrite : ExistingResults::refuse;
   std::tie(r.checkpoint_every_steps, r.checkpoint_every_sec) = parse_checkpoint_every(a.checkpoint_every);
-  // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
-  // rank together, and write what was measured. Second: the default action.
-  r.stop_requested = &install_interrupt_handler();
-  r.clock_from_load = a.clock_option && a.clock_option->count() == 0;
-  if (auto code = run_in_contained_copy(a.argv, r.algorithm, r.out, *r.stop_requested)) return *code;
-  r.contained_process = in_contained_copy();
-  const RunOutcome run = run_one_trial(r);
-  return contained_copy_finished(report_trial(run.result, run.workload, r.out, run.rank));
+}
+
+namespace {
+
+// The light pacer's: the arguments checked here (bad input ends here, exit 2, without LibTorch);
+// the contained copy of an untrusted algorithm's trial started as pacer-train and waited for;
+// anything else handed to pacer-train.
+int check_and_hand_on(RunArgs& a) {
+  prepare_run(a, /*warn=*/false);
+  const std::string program = training_program_path();
+  if (in_contained_copy() || !runs_untrusted_code(a.request.algorithm) || ::access(program.c_str(), X_OK) != 0)
+    throw NeedsTrainingProgram("run trains");  // exec_training_program says why it cannot start one
+  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, install_interrupt_handler(), program))
+    return *code;
+  throw NeedsTrainingProgram("run trains");
 }
 
 }  // namespace
 
-Action add_run_command(CLI::App& app, int argc, char** argv) {
+Action add_run_command(CLI::App& app, int argc, char** argv, int (*train)(RunArgs&)) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload name (see pacer list)")->required();
   app.add_option("-a,--algorithm", a->request.algorithm, "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python submission (a .py file or its folder)")->required();
@@ -120,7 +89,8 @@ Action add_run_command(CLI::App& app, int argc, char** argv) {
   a->clock_option = app.get_option_no_throw("--clock");
   a->argv.assign(argv, argv + argc);
 
-  return [a]() -> int { return run_command(*a); };
+  if (!train) return [a]() -> int { return check_and_hand_on(*a); };
+  return [a, train]() -> int { return train(*a); };
 }
 
 }  // namespace pacer::cli

@@ -2,6 +2,7 @@
 // train to this program (training_program.h); workers and contained trials are copies of it.
 #include "algorithms/plugin_loader.h"
 #include "cli_main.h"
+#include "run_command.h"
 #include "scale_command.h"
 #include "targets_command.h"
 #include "core/heap_allocator.h"
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
   };
   cli::CommandAdders adders{
       {"list", [](CLI::App& c) { return cli::add_list_command(c, pacer::named_algorithm_infos); }},
-      {"run", with_command_line(cli::add_run_command)},
+      {"run", [argc, argv](CLI::App& c) { return cli::add_run_command(c, argc, argv, cli::run_trial_command); }},
       {"score", cli::add_score_command},
       {"report", cli::add_report_command},
       {"tune", with_command_line(cli::add_tune_command)},

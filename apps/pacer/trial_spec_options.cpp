@@ -113,7 +113,7 @@ std::shared_ptr<TrialSpecOptions> TrialSpecOptions::with_defaults(std::string cl
 }
 
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
-                                                  const std::vector<std::string>& assignments) {
+                                                  const std::vector<std::string>& assignments, bool warn) {
   if (self_tuning) {
     if (!hparams_file.empty() || !assignments.empty()) {
       throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
@@ -122,7 +122,9 @@ std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::s
   }
   std::vector<std::string> warnings;
   Hyperparameters point = hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(hparams_file, &warnings);
-  for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+  for (const auto& w : warnings) {
+    if (warn) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+  }
   for (const auto& assignment : assignments) {
     auto [name, value] = Hyperparameters::parse_assignment(assignment);
     point.set(name, value);

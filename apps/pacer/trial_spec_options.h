@@ -55,9 +55,10 @@ void add_clock_option(CLI::App& app, std::string& clock);
 ClockKind parse_clock_option(const std::string& text);
 
 // The point a run trains with: none under --self-tuning (which takes no --hparams/--set:
-// InputError), else --hparams FILE (warnings printed) with each --set NAME=VALUE over it.
+// InputError), else --hparams FILE (its warnings printed when `warn`) with each --set NAME=VALUE
+// over it.
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
-                                                  const std::vector<std::string>& assignments);
+                                                  const std::vector<std::string>& assignments, bool warn = true);
 
 // --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Returns
 // (steps, seconds), one of them 0. InputError naming the option otherwise.

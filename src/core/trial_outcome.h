@@ -1,6 +1,6 @@
 #pragma once
 // How a trial ended, without torch: the one trial record of the project. The trial loop produces
-// it (a TrialResult is a TrialOutcome plus its evals and labels, train/trial_result.h), the study
+// it (a TrialResult is a TrialOutcome plus its evals and labels, catalog/trial_result.h), the study
 // store keeps it (TrialRecord::result) and returns it to the board, the summaries, target setting,
 // scaling studies and the analysis, which read it as is.
 //

@@ -20,7 +20,7 @@
 
 #include "core/hyperparameters.h"
 #include "core/progress.h"
-#include "train/trial_result.h"
+#include "catalog/trial_result.h"
 #include "catalog/trial_spec.h"
 #include "train/trial_writer.h"
 #include "catalog/workload_spec.h"

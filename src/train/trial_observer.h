@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/hyperparameters.h"
-#include "train/trial_result.h"
+#include "catalog/trial_result.h"
 
 namespace pacer {
 

@@ -30,7 +30,7 @@
 #include "distributed/communicator.h"
 #include "train/stop_rule.h"
 #include "train/trial_observer.h"
-#include "train/trial_result.h"
+#include "catalog/trial_result.h"
 #include "catalog/trial_spec.h"
 #include "workloads/workload.h"
 

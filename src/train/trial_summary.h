@@ -6,7 +6,7 @@
 //   std::fputs(pacer::trial_summary(result, workload.spec(), "runs/demo").c_str(), stdout);
 #include <string>
 
-#include "train/trial_result.h"
+#include "catalog/trial_result.h"
 #include "catalog/workload_spec.h"
 
 namespace pacer {

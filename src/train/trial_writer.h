@@ -20,7 +20,7 @@
 #include "core/folder_lock.h"
 #include "core/hyperparameters.h"
 #include "train/trial_observer.h"
-#include "train/trial_result.h"
+#include "catalog/trial_result.h"
 
 namespace pacer {
 

@@ -1,4 +1,4 @@
-#include "train/trial_result.h"
+#include "catalog/trial_result.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
