@@ -312,6 +312,7 @@ TEST_F(CliTest, CpuClockIsRecordedAndNeverRankedBesideTheWallClock) {
             "--device cpu --threads 2 -q --clock cpu --out '" + cpu2 + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(read_file(cpu2 + "/trial.json")).at("threads"), 2);
+  EXPECT_EQ(nlohmann::json::parse(read_file(cpu2 + "/trial.json")).at("device"), "cpu");
   r = pacer("score '" + cpu + "' '" + cpu2 + "'");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_CONTAINS(r.err, "different intra-op thread counts (1 thread: ");

@@ -160,6 +160,7 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   o.stop_reason = StopReason::targets_reached;
   o.submission_time = 0.75;
   o.threads = 2;
+  o.device = "cuda:1";
   store.finish_trial(t1->id, me, o);
   // The outcome reads back as given; `reached` is stored as complete.
   const TrialRecord ended = store.trials(ids[0]).at(0);
@@ -173,6 +174,7 @@ TEST_P(StudyStoreTest, ClaimRecordFinishAndProgress) {
   EXPECT_EQ(ended.result->eval_index_to_target, std::optional<int64_t>(0));
   EXPECT_FALSE(ended.result->best_validation);
   EXPECT_EQ(ended.result->threads, 2);
+  EXPECT_EQ(ended.result->device, "cuda:1");
   EXPECT_FALSE(store.trials(ids[0]).at(1).result);  // pending
   EXPECT_EQ(store.progress(ids).done, 1);
   EXPECT_EQ(store.progress(ids).pending, 1);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,9 @@ TEST_F(TargetSettingRunTest, TargetsFollowFromTheRerunsAndASecondCallResumes) {
                    n % 2 ? steps_to_target[n / 2] : (steps_to_target[n / 2 - 1] + steps_to_target[n / 2]) / 2.0);
   EXPECT_GT(basis["seconds_per_step_alone"].get<double>(), 0.0);
   EXPECT_NE(basis["measured_with"].get<std::string>().find("100 steps"), std::string::npos) << basis;
+  // The device the timing ran on, as resolved (the spec says auto): the one whose speed the budget is.
+  EXPECT_TRUE(std::regex_search(basis["measured_with"].get<std::string>(), std::regex("thread\\(s\\) on (cpu|cuda:[0-9]+)$")))
+      << basis;
   EXPECT_DOUBLE_EQ(record["budget_s"].get<double>(),
                    std::ceil(3.0 * basis["median_steps_to_target"].get<double>() *
                              basis["seconds_per_step_alone"].get<double>()));

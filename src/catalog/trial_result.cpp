@@ -55,6 +55,7 @@ std::string TrialResult::to_json() const {
   j["time_budget"] = time_budget;
   j["clock"] = clock;
   j["threads"] = threads;
+  j["device"] = device;
   j["time_to_target"] = opt(time_to_target);
   j["steps_to_target"] = opt(steps_to_target);
   j["eval_index_to_target"] = opt(eval_index_to_target);

@@ -40,6 +40,9 @@ struct TrialOutcome {
   // The intra-op threads it ran with (on the cpu clock, N threads advance the clock about N times
   // as fast); 0: not recorded (stores from before 2026-11-28).
   int threads = 0;
+  // The device it ran on, resolved (cpu, cuda:0: never auto); empty: not recorded (stores from
+  // before 2026-11-29). Target setting names it where it says how a step was timed.
+  std::string device;
 };
 
 }  // namespace pacer

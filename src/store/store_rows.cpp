@@ -79,22 +79,24 @@ TrialRecord read_trial(const SqlRow& q) {
   o.eval_index_to_target = q.optional_int64(22);
   o.best_validation = q.optional_real(23);
   o.threads = static_cast<int>(q.optional_int64(24).value_or(0));
+  if (!q.is_null(25)) o.device = q.text(25);
   t.result = std::move(o);
   return t;
 }
 
-// The outcome columns, outcome ... threads, in kTrialColumns' order.
+// The outcome columns, outcome ... device, in kTrialColumns' order.
 std::vector<SqlValue> outcome_cells(const TrialOutcome& o) {
   return {std::string(to_string(o.status)), std::string(to_string(o.stop_reason)), o.message, o.steps, o.submission_time, o.eval_time,
           o.total_duration, sql_value(o.time_to_target), sql_value(o.steps_to_target),
           sql_value(o.eval_index_to_target), sql_value(o.best_validation),
-          o.threads > 0 ? SqlValue(int64_t{o.threads}) : SqlValue()};
+          o.threads > 0 ? SqlValue(int64_t{o.threads}) : SqlValue(),
+          o.device.empty() ? SqlValue() : SqlValue(o.device)};
 }
 
 // Those of a trial as copied: NULL until it ended, except the message of an interruption.
 std::vector<SqlValue> outcome_cells(const TrialRecord& t) {
   if (t.result) return outcome_cells(*t.result);
-  std::vector<SqlValue> cells(12);
+  std::vector<SqlValue> cells(13);
   if (!t.interruption.empty()) cells[2] = t.interruption;
   return cells;
 }

@@ -20,7 +20,7 @@ inline constexpr const char* kStudyColumns =
 inline constexpr const char* kTrialColumns =
     "id, study_id, trial_index, position, hparams, seed, status, attempts, lease_owner, lease_expires, "
     "heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, submission_time, eval_time, "
-    "total_duration, time_to_target, steps_to_target, eval_index_to_target, best_validation, threads";
+    "total_duration, time_to_target, steps_to_target, eval_index_to_target, best_validation, threads, device";
 
 inline constexpr const char* kEvalColumns =
     "eval_index, global_step, submission_time, eval_time, logging_time, total_duration, preemption_count, metrics";
@@ -29,7 +29,7 @@ inline constexpr const char* kEvalColumns =
 std::string in_list(const std::vector<int64_t>& ids);
 StudyRecord read_study(const SqlRow& q);  // a row of kStudyColumns
 TrialRecord read_trial(const SqlRow& q);  // a row of kTrialColumns; InputError for a damaged one
-// The outcome columns, outcome ... threads, in kTrialColumns' order; a trial's as copied (NULL
+// The outcome columns, outcome ... device, in kTrialColumns' order; a trial's as copied (NULL
 // until it ended, except the message of an interruption).
 std::vector<SqlValue> outcome_cells(const TrialOutcome& o);
 std::vector<SqlValue> outcome_cells(const TrialRecord& t);

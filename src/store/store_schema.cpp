@@ -81,6 +81,10 @@ ALTER TABLE evals ADD COLUMN preemption_count {int} NOT NULL DEFAULT 0;
     R"sql(
 ALTER TABLE trials ADD COLUMN threads {int};
 )sql",
+    // 2026-11-29: the device a trial ran on, resolved (its spec may say auto).
+    R"sql(
+ALTER TABLE trials ADD COLUMN device TEXT;
+)sql",
 };
 
 std::string render_statement(std::string sql, const SqlDialect& dialect) {

@@ -254,7 +254,7 @@ void StudyStore::finish_trial(int64_t trial_id, const std::string& owner, const 
     const int64_t changed =
         db.run("UPDATE trials SET status = ?, outcome = ?, stop_reason = ?, message = ?, steps = ?, submission_time = ?, "
                "eval_time = ?, total_duration = ?, time_to_target = ?, steps_to_target = ?, eval_index_to_target = ?, "
-               "best_validation = ?, threads = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
+               "best_validation = ?, threads = ?, device = ?, finished_at = ?, lease_owner = NULL, lease_expires = NULL "
                "WHERE id = ? AND lease_owner = ? AND status = 'running'",
                row)
             .affected;
@@ -476,7 +476,7 @@ std::vector<StudyRecord> StudyStore::import_studies(const std::vector<StudySnaps
             "INSERT INTO trials(study_id, trial_index, position, hparams, seed, status, attempts, lease_owner, "
             "lease_expires, heartbeat_at, started_at, finished_at, outcome, stop_reason, message, steps, "
             "submission_time, eval_time, total_duration, time_to_target, steps_to_target, eval_index_to_target, "
-            "best_validation, threads) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+            "best_validation, threads, device) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
             row);
         const int64_t trial_id = trial.rows.at(0).int64(0);
         std::map<int, int64_t> next_index;  // per attempt

@@ -171,6 +171,7 @@ void TrialLoop::set_up() {
   network_ = workload_.init_model(derive_seed(options_.seed, SeedStream::model_init), device_);
   threads_ = num_threads();
   result_.threads = threads_;
+  result_.device = device_.str();
   algorithm_.init_optimizer_state(workload_, *network_, resolved_ ? &*resolved_ : nullptr,
                                   derive_seed(options_.seed, SeedStream::optimizer));
   if (plan_) data_parallel_ = make_data_parallel_step();

@@ -154,7 +154,9 @@ StepTiming TargetSetter::timing(const StudyStore& store, const std::vector<Study
   t.measured_with = "the best point alone after the re-runs: " + std::to_string(result.steps) + " steps, seed " +
                     std::to_string(trial.seed) + ", " +
                     (result.threads > 0 ? std::to_string(result.threads) : std::string("an unrecorded number of")) +
-                    " thread(s) on " + TrialSpec::from_json(study.trial_spec).device;
+                    " thread(s) on " +
+                    (result.device.empty() ? TrialSpec::from_json(study.trial_spec).device + " (as asked: the device it ran on is not recorded)"
+                                           : result.device);
   return t;
 }
 
