@@ -1,6 +1,7 @@
 // Measures the process-start time of every pacer process a run starts (issue 46's CI goal is
 // about it): loaded with LD_PRELOAD, it appends to $PACER_START_LOG, for each process whose
-// executable is named pacer or pacer-train, the CPU time (user + system, getrusage) it had used
+// executable is named pacer or pacer-train, or is a test executable (a name ending in _test), the
+// CPU time (user + system, getrusage) it had used
 //   main   when main() begins: loading and relocating the libraries, their constructors (for
 //          LibTorch, registering its operators); after an exec the image's time plus the one before
 //   atexit when exit() begins (a handler registered at main's start, so it runs first), and
@@ -11,12 +12,13 @@
 // fini - atexit. Not seen: the kernel's unmapping after fini, and the exit of a process killed or
 // ended by _exit (so both are undercounts, larger for the process that maps more).
 // Lines: key (pid:starttime, unique over the run and constant across exec), event, CPU s, executable,
-// argv[1] (the sub-command).
+// argv[1] (the sub-command), and whether LibTorch was loaded when main began (1/0; main lines only).
 //
 //   gcc -O2 -shared -fPIC -o start_cost_shim.so bench/start_cost_shim.c -ldl
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +42,19 @@ static double cpu_seconds(void) {
 }
 
 static char command[64];  // argv[1]: the sub-command (run, tune, ...), for the census
+static int torch_loaded;
+
+static int find_torch(struct dl_phdr_info* info, size_t size, void* found) {
+  (void)size;
+  if (info->dlpi_name && strstr(info->dlpi_name, "libtorch_cpu.so")) *(int*)found = 1;
+  return 0;
+}
 
 static void log_event(const char* event, double cpu) {
   const char* path = getenv("PACER_START_LOG");
   if (!path || !*path) return;
   char line[768];
-  int n = snprintf(line, sizeof line, "%s\t%s\t%.6f\t%s\t%s\n", key, event, cpu, exe, command);
+  int n = snprintf(line, sizeof line, "%s\t%s\t%.6f\t%s\t%s\t%d\n", key, event, cpu, exe, command, torch_loaded);
   if (n <= 0 || n >= (int)sizeof line) return;
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
@@ -86,6 +95,7 @@ static int measured_main(int argc, char** argv, char** envp) {
   const double cpu = cpu_seconds();
   read_key();
   snprintf(command, sizeof command, "%s", argc > 1 ? argv[1] : "");
+  dl_iterate_phdr(find_torch, &torch_loaded);
   for (char* c = command; *c; ++c)
     if (*c == '\t' || *c == '\n') *c = ' ';
   log_event("main", cpu);
@@ -100,7 +110,9 @@ int __libc_start_main(main_fn main, int argc, char** argv, void (*init)(void), v
   exe[n > 0 ? n : 0] = '\0';
   const char* base = strrchr(exe, '/');
   base = base ? base + 1 : exe;
-  watched = strcmp(base, "pacer") == 0 || strcmp(base, "pacer-train") == 0;
+  const size_t length = strlen(base);
+  watched = strcmp(base, "pacer") == 0 || strcmp(base, "pacer-train") == 0 ||
+            (length > 5 && strcmp(base + length - 5, "_test") == 0);
   if (!watched) return real(main, argc, argv, init, fini, rtld_fini, stack_end);
   real_main = main;
   return real(measured_main, argc, argv, init, fini, rtld_fini, stack_end);

@@ -9,12 +9,13 @@
 # AddressSanitizer + UBSan, each test executable once, two at a time, as scripts/sanitize.sh runs
 # it). Order per tree: light, single, so each tree's second run finds the same warm caches.
 # Tests that check the light program itself fail in the single-program run (they are counted all
-# the same: the time is what is measured). Prints a Markdown table; writes OUT/suite_process_start.csv.
+# the same: the time is what is measured). Prints a Markdown table (a row per run); writes OUT/suite_process_start.csv.
 # The whole suite's core time holds its training too, whose noise between two runs (about 100 s) is
 # as large as what is saved; so each run also measures the process-start time itself: every pacer
 # and pacer-train process is timed by bench/start_cost_shim.c (LD_PRELOAD) from exec to main() and
 # from exit() to its last finalizer, logged to OUT/start_log_TREE_PROGRAM.tsv and summed in the
-# start_core_s column (processes: how many pacer processes ran, libtorch: how many of them loaded it).
+# start_core_s column (processes: how many pacer processes ran, libtorch: how many of them loaded it);
+# the test executables' processes likewise in the test_ columns.
 #
 #   bench/suite_process_start.sh CLONE [OUT=runs/bench] [TREES="build build-asan"] [PROGRAMS="light single"]
 #   e.g. git clone -q . /tmp/fc && (cd /tmp/fc && .ci/run) && bench/suite_process_start.sh /tmp/fc
@@ -26,6 +27,7 @@ PROGRAMS=${4:-light single}
 mkdir -p "$OUT"
 csv="$OUT/suite_process_start.csv"  # appended to: a run of one tree or program adds its rows
 header="tree,program,user_s,system_s,core_s,wall_s,failed,processes,libtorch,start_s,exit_s,start_core_s"
+header+=",test_processes,test_libtorch,test_start_core_s"
 [[ ! -s $csv || $(head -n 1 "$csv") == "$header" ]] || { echo "suite_process_start: $csv has other columns; give another OUT" >&2; exit 1; }
 [[ -s $csv ]] || echo "$header" > "$csv"
 shim="$OUT/start_cost_shim.so"
@@ -34,22 +36,25 @@ shim=$(cd "$(dirname "$shim")" && pwd)/$(basename "$shim")
 jobs=2
 export PACER_IGNORE_LOAD=1 PACER_REQUIRE_POSTGRES=1
 
-# A start log summed: processes, those that loaded LibTorch (their last image is pacer-train, or
-# pacer in the single-program run), and the seconds of their starts and exits.
-sum_starts() {  # LOG PROGRAM
-  /usr/bin/python3 - "$1" "$2" <<'EOF'
+# A start log summed: pacer processes, those that loaded LibTorch, and the seconds of their starts
+# and exits; then the test executables' processes, those that loaded LibTorch, and their seconds.
+sum_starts() {  # LOG
+  /usr/bin/python3 - "$1" <<'EOF'
 import collections, os, sys
 procs = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
-    key, event, cpu, exe = line.rstrip("\n").split("\t")[:4]
+    key, event, cpu, exe, command, torch = line.rstrip("\n").split("\t")
     p = procs[key]
     p[event] = float(cpu)  # the last of each: after an exec, the new image's main
     if event == "main":
-        p["exe"] = os.path.basename(exe)
-torch = sum(1 for p in procs.values() if p.get("exe") == "pacer-train" or (sys.argv[2] == "single" and p.get("exe") == "pacer"))
-start = sum(p.get("main", 0.0) for p in procs.values())
-exit_ = sum(p["fini"] - p["atexit"] for p in procs.values() if "fini" in p and "atexit" in p)
-print(len(procs), torch, f"{start:.2f}", f"{exit_:.2f}", f"{start + exit_:.2f}")
+        p["test"], p["torch"] = os.path.basename(exe).endswith("_test"), torch == "1"
+def sums(group):
+    start = sum(p.get("main", 0.0) for p in group)
+    exit_ = sum(p["fini"] - p["atexit"] for p in group if "fini" in p and "atexit" in p)
+    return len(group), sum(1 for p in group if p.get("torch")), start, exit_
+n, torch, start, exit_ = sums([p for p in procs.values() if not p.get("test")])
+tn, ttorch, tstart, texit = sums([p for p in procs.values() if p.get("test")])
+print(n, torch, f"{start:.2f}", f"{exit_:.2f}", f"{start + exit_:.2f}", tn, ttorch, f"{tstart + texit:.2f}")
 EOF
 }
 
@@ -74,7 +79,7 @@ run_tree() {  # TREE PROGRAM: the suite once, as CI runs it; prints "user system
     failed=$(grep -E "tests failed out of" "$log" | sed -E 's/.* ([0-9]+) tests failed.*/\1/'); fi
   unset LD_PRELOAD PACER_START_LOG
   # time's last line: before it, "Command exited with ..."
-  echo "$(tail -n 1 "$log.time") ${failed:-0} $(sum_starts "$starts" "$program")"
+  echo "$(tail -n 1 "$log.time") ${failed:-0} $(sum_starts "$starts")"
   rm -f "$log" "$log.time"
 }
 
@@ -85,8 +90,9 @@ for tree in $TREES; do
   for program in $PROGRAMS; do
     if [[ $program == single ]]; then cp "$dir/pacer-train" "$dir/pacer"; else cp -p "$dir/pacer.light" "$dir/pacer"; fi
     echo "suite_process_start: $tree with the $program program ..." >&2
-    read -r user sys wall failed processes torch start exit_ start_core < <(run_tree "$tree" "$program")
-    echo "$tree,$program,$user,$sys,$(awk "BEGIN { print $user + $sys }"),$wall,$failed,$processes,$torch,$start,$exit_,$start_core" >> "$csv"
+    read -r user sys wall failed processes torch start exit_ start_core tests tests_torch tests_core \
+      < <(run_tree "$tree" "$program")
+    echo "$tree,$program,$user,$sys,$(awk "BEGIN { print $user + $sys }"),$wall,$failed,$processes,$torch,$start,$exit_,$start_core,$tests,$tests_torch,$tests_core" >> "$csv"
   done
   cp -p "$dir/pacer.light" "$dir/pacer" && rm -f "$dir/pacer.light"
 done
@@ -94,22 +100,11 @@ done
 /usr/bin/python3 - "$csv" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print("| tree | single program: core s (wall s) | light pacer: core s (wall s) | saved core s "
-      "| pacer processes (LibTorch loaded): single, light | process-start core s: single, light | saved |")
+print("| tree | program | suite core s (wall s) | pacer processes (LibTorch loaded) | their start core s "
+      "| test processes (LibTorch loaded) | their start core s |")
 print("|---|---|---|---|---|---|---|")
-total = total_start = 0.0
-for tree in dict.fromkeys(r["tree"] for r in rows):
-    by = {r["program"]: r for r in rows if r["tree"] == tree}  # the last run of each
-    if set(by) != {"light", "single"}:
-        continue
-    saved = float(by["single"]["core_s"]) - float(by["light"]["core_s"])
-    saved_start = float(by["single"]["start_core_s"]) - float(by["light"]["start_core_s"])
-    total += saved
-    total_start += saved_start
-    s, l = by["single"], by["light"]
-    print(f"| {tree} | {float(s['core_s']):.0f} ({float(s['wall_s']):.0f}) | "
-          f"{float(l['core_s']):.0f} ({float(l['wall_s']):.0f}) | {saved:.0f} "
-          f"| {s['processes']} ({s['libtorch']}), {l['processes']} ({l['libtorch']}) "
-          f"| {float(s['start_core_s']):.0f}, {float(l['start_core_s']):.0f} | {saved_start:.0f} |")
-print(f"| all | | | {total:.0f} | | | {total_start:.0f} |")
+for r in rows:
+    print(f"| {r['tree']} | {r['program']} | {float(r['core_s']):.0f} ({float(r['wall_s']):.0f}) "
+          f"| {r['processes']} ({r['libtorch']}) | {float(r['start_core_s']):.0f} "
+          f"| {r.get('test_processes') or '-'} ({r.get('test_libtorch') or '-'}) | {r.get('test_start_core_s') or '-'} |")
 EOF

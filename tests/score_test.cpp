@@ -2,6 +2,7 @@
 // and 4x rules, the log-tree reader and CSV errors, and `pacer score` end to end on small log
 // trees in the reference layout. Every expectation is computed by hand (comments show how).
 #include <gtest/gtest.h>
+#include <link.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -528,6 +529,21 @@ TEST_F(ScoreCliTest, ReferenceLayoutV05HeldOutVariantCutsTheBase) {
   }
   const std::string csv = read_file(out + "/time_to_targets.csv");
   EXPECT_NE(csv.find("b,wmt,bleu,max,30.8491,3,3,165,150;165;inf,inf,inf,0,"), std::string::npos) << csv;
+}
+
+// A test of the torch-free layers links only those (tests/CMakeLists.txt): its processes (one per
+// CLI test case under CTest) start without loading LibTorch's libraries.
+TEST(LightTestExecutable, ThisProcessLoadedNoLibTorch) {
+  std::vector<std::string> loaded;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* names) {
+        static_cast<std::vector<std::string>*>(names)->push_back(info->dlpi_name ? info->dlpi_name : "");
+        return 0;
+      },
+      &loaded);
+  EXPECT_GT(loaded.size(), 2u);  // the executable, libc, ...: the walk saw the libraries
+  for (const std::string& library : loaded)
+    for (const char* torch : {"libtorch", "libc10"}) EXPECT_EQ(library.find(torch), std::string::npos) << library;
 }
 
 // The light pacer (apps/pacer/main.cpp) links no LibTorch: scoring AlgoPerf's logs, listing and
