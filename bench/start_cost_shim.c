@@ -29,7 +29,7 @@ typedef int (*main_fn)(int, char**, char**);
 typedef int (*start_main_fn)(main_fn, int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
 
 static main_fn real_main;
-static int watched;          // this process's executable is pacer or pacer-train
+static int watched;          // this process is pacer, pacer-train or a test executable
 static char exe[512];
 static char key[64];
 static double cpu_at_exit = -1.0;
