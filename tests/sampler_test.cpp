@@ -4,13 +4,21 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <unistd.h>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "store/study_store.h"
+#include "tune/board.h"
+#include "tune/board_request.h"
 #include "tune/halton.h"
+#include "tune/paired_coordinates.h"
 #include "tune/sampler.h"
 #include "tune/search_space.h"
 
@@ -191,6 +199,96 @@ TEST(SamplerTest, HaltonSeedZeroIsTheReferenceAndAnotherSeedGivesOtherPoints) {
     EXPECT_GE(p.get("learning_rate"), 1e-3);
     EXPECT_LE(p.get("learning_rate"), 1.0);
   }
+}
+
+// Paired studies: the learning rate (and every shared name) is drawn on one coordinate of one
+// cube whatever else a space holds, so spaces of different sizes get the same unit value there.
+double unit_of(const SearchDimension& dim, double value) {
+  return dim.scaling == Scaling::log ? std::log(value / dim.min) / std::log(dim.max / dim.min)
+                                     : (value - dim.min) / (dim.max - dim.min);
+}
+
+TEST(SamplerTest, PairedHaltonSharesTheLearningRateDrawAcrossSpacesOfDifferentSizes) {
+  const SearchSpace small = SearchSpace::from_json_text(
+      R"({"learning_rate": {"min": 1e-4, "max": 1e-1, "scaling": "log"}})", "small");
+  const SearchSpace large = SearchSpace::from_json_text(
+      R"({"rho": {"min": 0.01, "max": 0.2, "scaling": "log"}, "weight_decay": {"min": 0.0, "max": 0.5, "scaling": "linear"},
+          "learning_rate": {"min": 1e-3, "max": 1.0, "scaling": "log"}, "beta3": {"min": 0.9, "max": 0.9999, "scaling": "linear"}})", "large");
+  EXPECT_EQ(paired_coordinates(small), (std::vector<int>{0}));
+  EXPECT_EQ(paired_coordinates(large), (std::vector<int>{7, 3, 0, 8}));  // own names after the 7 shared ones
+  for (uint64_t seed : {0u, 5u}) {
+    const auto a = make_sampler("paired_halton", {seed, 3})->sample(small, 10, 8);
+    const auto b = make_sampler("paired_halton", {seed, 3})->sample(large, 10, 8);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double ua = unit_of(small.dimensions[0], a[i].get("learning_rate"));
+      const double ub = unit_of(large.dimensions[2], b[i].get("learning_rate"));
+      EXPECT_NEAR(ua, ub, 1e-9) << "seed " << seed << " point " << i;
+      EXPECT_GE(ua, 0.0);
+      EXPECT_LT(ua, 1.0);
+    }
+    // Another coordinate is another draw: rho's unit values are not the learning rate's.
+    EXPECT_GT(std::abs(unit_of(large.dimensions[0], b[0].get("rho")) - unit_of(large.dimensions[2], b[0].get("learning_rate"))), 1e-6);
+  }
+  // A seed rotates the points: other learning rates than seed 0's.
+  const auto s0 = make_sampler("paired_halton", {0, 3})->sample(small, 0, 5);
+  const auto s1 = make_sampler("paired_halton", {1, 3})->sample(small, 0, 5);
+  for (size_t i = 0; i < s0.size(); ++i) EXPECT_NE(s0[i].get("learning_rate"), s1[i].get("learning_rate"));
+  // The plain halton sampler keeps the reference's own sequence (the golden tests above): the
+  // learning rate of a one-dimension space sits on base 991 there too, on another for 3 dims.
+  EXPECT_EQ(halton_coordinate_points({0}, 0, 4), halton_unit_points(1, 0, 4));
+  EXPECT_THROW(halton_coordinate_points({166}, 0, 1), InputError);
+}
+
+// On a paired board, study j, trial i of every algorithm has the same training seed and the same
+// unit-cube point (the learning rate's coordinate), in the external run and in its rerun; the rerun
+// has other seeds and points than the external run.
+TEST(SamplerTest, APairedBoardGivesEveryAlgorithmsStudyJTrialITheSameSeedAndPoint) {
+  namespace fs = std::filesystem;
+  const std::string dir = ::testing::TempDir() + "/paired_board_" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/spaces");
+  std::ofstream(dir + "/spaces/sgd.json") << R"({"learning_rate": {"min": 0.02, "max": 0.2, "scaling": "log"},
+      "warmup_factor": {"min": 0.0, "max": 0.2, "scaling": "linear"}})";
+  std::ofstream(dir + "/spaces/adamw.json") << R"({"learning_rate": {"min": 1e-4, "max": 1e-2, "scaling": "log"},
+      "one_minus_beta1": {"min": 0.01, "max": 0.2, "scaling": "log"}, "beta2": {"feasible_points": [0.99, 0.999]},
+      "warmup_factor": {"min": 0.0, "max": 0.1, "scaling": "linear"}})";
+  BoardRequest request;
+  request.algorithms = {"sgd", "adamw"};
+  request.workloads = {"synthetic_regression"};
+  request.rulesets = std::vector<std::string>{"external"};
+  request.spaces_dir = dir + "/spaces";
+  request.studies = 2;
+  request.trials = 3;
+  request.paired = true;
+  const BoardSetup setup = make_board_setup(request);
+  StudyStore store(dir + "/board.db");
+  const BoardPlan plan = plan_board(store, setup.spec);
+  // (run, study, trial) -> per algorithm: seed, unit learning rate, unit warmup factor.
+  std::map<std::tuple<int, int, int64_t>, std::map<std::string, std::tuple<uint64_t, double, double>>> slots;
+  for (const auto& study : plan.studies()) {
+    const auto [algorithm, rerun] = board_algorithm_of(study.experiment);
+    const SearchSpace space = SearchSpace::from_json_file(dir + "/spaces/" + algorithm + ".json");
+    EXPECT_EQ(study.sampler, "paired_halton");
+    for (const auto& t : store.trials(study.id)) {
+      const Hyperparameters h = Hyperparameters::from_json_text(*t.hparams_json, "trial");
+      const double lr = unit_of(space.dimensions[0], h.get("learning_rate"));
+      const double warmup = unit_of(space.dimensions.back(), h.get("warmup_factor"));
+      slots[{rerun, study.study_index, t.index}][algorithm] = {t.seed, lr, warmup};
+    }
+  }
+  ASSERT_EQ(slots.size(), 2u * 2u * 3u);
+  std::set<uint64_t> seeds;
+  for (const auto& [slot, by_algorithm] : slots) {
+    ASSERT_EQ(by_algorithm.size(), 2u);
+    const auto& sgd = by_algorithm.at("sgd");
+    const auto& adamw = by_algorithm.at("adamw");
+    EXPECT_EQ(std::get<0>(sgd), std::get<0>(adamw)) << "seeds of run " << std::get<0>(slot) << " study " << std::get<1>(slot);
+    EXPECT_NEAR(std::get<1>(sgd), std::get<1>(adamw), 1e-9) << "learning rate's draw";
+    EXPECT_NEAR(std::get<2>(sgd), std::get<2>(adamw), 1e-9) << "warmup factor's draw";
+    seeds.insert(std::get<0>(sgd));
+  }
+  EXPECT_EQ(seeds.size(), slots.size()) << "every slot its own seed, the rerun's other than the external run's";
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -93,6 +93,9 @@ void add_board_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& 
       "Extra external runs with other seeds (--seed + k, --sampler-seed + k; default 1; with --against: 0)")
       ->check(non_negative_number());
   add_sweep_options(app, {&r.studies, &r.trials, &r.seed, &r.sampler_seed, &r.rules}, "algorithm x workload", "");
+  app.add_flag_function("--paired", [a](std::int64_t) { a->request.paired = true; },
+      "Paired studies: every algorithm's study j, trial i draws the same point of one quasi-random cube (the "
+      "learning rate on one coordinate everywhere) beside the same training seed (docs/scoring.md, \"Paired runs\")");
   app.add_option("--spaces", r.spaces_dir, "Folder of the search spaces, <folder>/<algorithm>.json")->capture_default_str();
   app.add_option("--space", r.spaces, "A space for one algorithm instead of its shipped one: ALGORITHM=FILE (repeatable)");
   app.add_option("--against", r.against, "A board to race against and rank among: its stores or log folders "

@@ -21,6 +21,12 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 std::string csv_number(double v) { return std::isfinite(v) ? format_double("%.10g", v) : "inf"; }
 
+nlohmann::json trial_costs_json(const WorkloadScore& ws) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : ws.trial_costs) out.push_back({{"study", c.study}, {"trial", c.trial}, {"cost", number_or_null(c.cost)}});
+  return out;
+}
+
 }  // namespace
 
 std::string format_time(double t, TimeAxis axis) {
@@ -38,20 +44,23 @@ std::string leaderboard_text(const ScoreResult& r) {
 
   size_t name_width = 10;
   for (const auto& s : r.submissions) name_width = std::max(name_width, s.name.size());
-  out << "rank  " << pad("submission", name_width) << "   score  reached    pace  pace rank";
-  if (!r.reference.empty()) out << "  speedup vs " << r.reference << "  pace speedup";
+  out << "rank  " << pad("submission", name_width) << "   score  reached    pace  pace rank  exp. pace  exp. rank";
+  if (!r.reference.empty()) out << "  speedup vs " << r.reference << "  pace speedup  exp. speedup";
   out << "\n";
   for (const auto& s : r.submissions) {
     out << pad(std::to_string(s.rank), 4, true) << "  " << pad(s.name, name_width) << "  " << format_double("%6.4f", s.score)
         << "  " << pad(std::to_string(s.reached()) + "/" + std::to_string(s.workloads.size()), 7, true) << "  "
-        << format_double("%6.4f", s.pace) << "  " << pad(std::to_string(s.pace_rank), 9, true);
+        << format_double("%6.4f", s.pace) << "  " << pad(std::to_string(s.pace_rank), 9, true) << "  "
+        << pad(format_double("%.4f", s.expected_pace), 9, true) << "  " << pad(std::to_string(s.expected_pace_rank), 9, true);
     if (s.speedup) out << "  " << pad(format_double("%.3fx", *s.speedup), 11 + r.reference.size(), true);
     if (s.pace_speedup) out << "  " << pad(format_double("%.3fx", *s.pace_speedup), 12, true);
+    if (s.expected_pace_speedup) out << "  " << pad(format_double("%.3fx", *s.expected_pace_speedup), 12, true);
     out << "\n";
   }
   out << "(pace: Pacer's second score, docs/scoring.md: the geometric mean over workloads of the budget\n"
          " fraction used to reach the target, 1 + the miss in 4 target sds (at most 2) when not reached;\n"
-         " lower is faster)\n";
+         " lower is faster; exp. pace: the all-trials score, the expected best-of-k trial cost of each\n"
+         " workload over every trial, k = trials per study, then the same geometric mean)\n";
 
   out << "\ntime to target (median over studies), ratio to the fastest; * = not counted\n";
   std::vector<size_t> widths;
@@ -83,7 +92,7 @@ std::string leaderboard_text(const ScoreResult& r) {
 std::string time_to_targets_csv(const ScoreResult& r) {
   std::ostringstream out;
   out << "submission,workload,metric,direction,target,studies,trials,time_to_target,study_times,scored_time,ratio,"
-         "counted,reason,pace_cost,study_pace_costs\n";
+         "counted,reason,pace_cost,study_pace_costs,expected_pace_cost,best_of_k,trial_pace_costs\n";
   for (const auto& s : r.submissions) {
     for (size_t w = 0; w < s.workloads.size(); ++w) {
       const WorkloadScore& ws = s.workloads[w];
@@ -96,6 +105,11 @@ std::string time_to_targets_csv(const ScoreResult& r) {
       for (size_t i = 0; i < ws.study_pace_costs.size(); ++i) {
         study_pace_costs += (i ? ";" : "") + csv_number(ws.study_pace_costs[i]);
       }
+      std::string trial_costs;  // study:trial=cost, the slots the verdicts' bootstrap pairs
+      for (const auto& c : ws.trial_costs) {
+        trial_costs += (trial_costs.empty() ? "" : ";") + std::to_string(c.study) + ":" + std::to_string(c.trial) + "=" +
+                       csv_number(c.cost);
+      }
       std::string reason = ws.reason;
       for (char& c : reason) {
         if (c == ',' || c == '"') c = ' ';  // keep the CSV unquoted and simple
@@ -104,7 +118,9 @@ std::string time_to_targets_csv(const ScoreResult& r) {
           << csv_number(t.validation_target) << "," << ws.studies.size() << "," << ws.trials << ","
           << (ws.time ? csv_number(*ws.time) : "") << "," << study_times << "," << csv_number(ws.scored_time) << ","
           << csv_number(ws.ratio) << "," << (ws.reason.empty() ? 1 : 0) << "," << reason << ","
-          << (ws.pace_cost ? csv_number(*ws.pace_cost) : "") << "," << study_pace_costs << "\n";
+          << (ws.pace_cost ? csv_number(*ws.pace_cost) : "") << "," << study_pace_costs << ","
+          << (ws.expected_pace_cost ? csv_number(*ws.expected_pace_cost) : "") << "," << ws.best_of_k << "," << trial_costs
+          << "\n";
     }
   }
   return out.str();
@@ -144,6 +160,10 @@ nlohmann::json scores_json(const ScoreResult& r) {
     sj["pace"] = number_or_null(s.pace);
     sj["pace_rank"] = s.pace_rank;
     sj["pace_speedup"] = s.pace_speedup ? number_or_null(*s.pace_speedup) : nlohmann::json(nullptr);
+    sj["expected_pace"] = number_or_null(s.expected_pace);
+    sj["expected_pace_rank"] = s.expected_pace_rank;
+    sj["expected_pace_speedup"] =
+        s.expected_pace_speedup ? number_or_null(*s.expected_pace_speedup) : nlohmann::json(nullptr);
     sj["profile"] = s.rho;
     sj["workloads"] = nlohmann::json::object();
     for (const auto& ws : s.workloads) {
@@ -160,7 +180,11 @@ nlohmann::json scores_json(const ScoreResult& r) {
                                       {"reason", ws.reason},
                                       {"curve_source", ws.curve_source},
                                       {"pace_cost", ws.pace_cost ? number_or_null(*ws.pace_cost) : nlohmann::json(nullptr)},
-                                      {"study_pace_costs", ws.study_pace_costs}};
+                                      {"study_pace_costs", ws.study_pace_costs},
+                                      {"expected_pace_cost", ws.expected_pace_cost ? number_or_null(*ws.expected_pace_cost)
+                                                                                   : nlohmann::json(nullptr)},
+                                      {"best_of_k", ws.best_of_k},
+                                      {"trial_pace_costs", trial_costs_json(ws)}};
     }
     j["submissions"].push_back(sj);
   }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "score/expected_pace.h"
 #include "score/pace.h"
 #include "score/performance_profile.h"
 #include "score/speedup.h"
@@ -80,6 +81,27 @@ void add_paces(ScoreResult& result, std::map<std::string, size_t>& column, const
   for (const auto& ref : result.submissions) {
     if (ref.name != reference) continue;
     for (auto& sub : result.submissions) sub.pace_speedup = ref.pace / sub.pace;
+  }
+}
+
+// The expected pace the same way: the geometric mean of the cells' expected best-of-k costs.
+void add_expected_paces(ScoreResult& result, std::map<std::string, size_t>& column, const std::string& reference) {
+  for (auto& sub : result.submissions) {
+    std::vector<double> costs;
+    for (const auto& base : result.base_workloads) {
+      const auto& cost = sub.workloads[column[base]].expected_pace_cost;
+      costs.push_back(cost ? *cost : 1.0 + kPaceMaxGap);
+    }
+    sub.expected_pace = costs.empty() ? 1.0 + kPaceMaxGap : geometric_mean(costs);
+  }
+  for (auto& sub : result.submissions) {
+    sub.expected_pace_rank = 1 + static_cast<int>(std::count_if(result.submissions.begin(), result.submissions.end(),
+                                                                [&](const SubmissionScore& o) { return o.expected_pace < sub.expected_pace; }));
+  }
+  if (reference.empty()) return;
+  for (const auto& ref : result.submissions) {
+    if (ref.name != reference) continue;
+    for (auto& sub : result.submissions) sub.expected_pace_speedup = ref.expected_pace / sub.expected_pace;
   }
 }
 
@@ -227,7 +249,11 @@ WorkloadScore score_workload(const std::string& name, const ScoringTarget& targe
         result.warnings.push_back(std::string(e.what()) + " (--lenient: counted as not reaching the target)");
       }
       times.push_back(tt);
-      study_cost = std::min(study_cost, trial_pace_cost(*t, target, options.time_axis, pace_budget, width));
+      const double cost = trial_pace_cost(*t, target, options.time_axis, pace_budget, width);
+      study_cost = std::min(study_cost, cost);
+      ws.trial_costs.push_back({study, t->trial, cost});
+      ws.best_of_k = std::max(ws.best_of_k, static_cast<int>(study_trials.size()));
+      if (t->stopped_early) ++result.stopped_early_trials;
     }
     ws.studies.push_back(study);
     ws.study_times.push_back(study_time_to_target(study_trials, times).time.time);
@@ -238,6 +264,9 @@ WorkloadScore score_workload(const std::string& name, const ScoringTarget& targe
   }
   ws.time = median_time(ws.study_times);
   ws.pace_cost = median_time(ws.study_pace_costs);
+  std::vector<double> costs;
+  for (const auto& c : ws.trial_costs) costs.push_back(c.cost);
+  ws.expected_pace_cost = expected_best_of_k(costs, ws.best_of_k);
   const TrialLog* plotted = pick_curve_trial(all, all_times, target);
   if (plotted) ws.curve_source = plotted->source;
   ws.curve = curve_of(plotted, target, options.time_axis);
@@ -369,6 +398,13 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
   apply_profile(compute_performance_profiles(input), result);
   if (!options.reference.empty()) add_speedups(submissions, options, column, max_step, result);
   add_paces(result, column, options.reference);
+  add_expected_paces(result, column, options.reference);
+  if (result.stopped_early_trials > 0) {
+    result.warnings.push_back(std::to_string(result.stopped_early_trials) +
+                              " trials were stopped by racing: their pace costs are upper bounds, which biases the "
+                              "expected pace (an all-trials score) against the algorithms raced most; a board for it "
+                              "runs with --no-race");
+  }
   rank_by_score(result);
   return result;
 }

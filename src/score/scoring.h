@@ -46,6 +46,15 @@ struct WorkloadScore {
   // The pace (score/pace.h): the median over studies of the study costs; nullopt: no logs.
   std::optional<double> pace_cost;
   std::vector<double> study_pace_costs;  // per study, same order as `studies`
+  // The expected pace (score/expected_pace.h): every trial's pace cost with its slot (study, trial
+  // index), in study then trial order, and the cell's expected best-of-k over them.
+  struct TrialCost {
+    int study = 0, trial = 0;
+    double cost = 0.0;
+  };
+  std::vector<TrialCost> trial_costs;
+  int best_of_k = 0;                      // k: the most trials a study of this cell holds
+  std::optional<double> expected_pace_cost;  // nullopt: no logs
   std::string curve_source;        // the trial plotted: earliest to target, else best value
   std::vector<CurvePoint> curve;   // (time, validation metric) of that trial
 };
@@ -58,6 +67,9 @@ struct SubmissionScore {
   double pace = 0.0;               // Pacer's second score (score/pace.h): lower is faster
   int pace_rank = 0;               // 1 = the lowest pace; equal paces share a rank
   std::optional<double> pace_speedup;  // pace(reference) / pace
+  double expected_pace = 0.0;      // the all-trials score (score/expected_pace.h): lower is faster
+  int expected_pace_rank = 0;
+  std::optional<double> expected_pace_speedup;  // expected pace(reference) / expected pace
   std::vector<double> rho;         // the performance profile on ScoreResult::tau
   std::vector<WorkloadScore> workloads;  // in ScoreResult::workloads order
   int reached() const;             // workloads whose time is finite
@@ -74,6 +86,7 @@ struct ScoreResult {
   std::vector<double> tau;
   std::vector<double> pace_budgets;         // per workload column: the pace's budget on the time axis
   std::vector<SubmissionScore> submissions; // leaderboard order
+  int stopped_early_trials = 0;             // trials racing stopped (TrialLog::stopped_early)
   std::vector<std::string> warnings;
 };
 

@@ -40,6 +40,7 @@ TrialLog trial_log(StudyStore& store, const StudyRecord& study, const TrialRecor
   log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
   log.clock = clock;
   if (trial.result) log.threads = trial.result->threads;
+  if (trial.result) log.stopped_early = trial.result->status == TrialStatus::stopped;
   std::vector<EvalRecord> evals;
   try {
     evals = store.evals(trial.id, trial.attempts);

@@ -22,6 +22,9 @@ struct TrialLog {
   std::string clock = "wall";
   int threads = 0;  // the intra-op threads it ran with; 0: not recorded (AlgoPerf's logs, older stores)
   size_t rows = 0;         // evals logged
+  // Racing stopped it before its target or budget (a store's status "stopped"): its pace cost is
+  // an upper bound, which the expected pace's all-trials estimate notes in a warning.
+  bool stopped_early = false;
   // Every column by name; empty cells and "nan" are NaN.
   std::map<std::string, std::vector<double>> columns;
   // Per column, the first cell that is not a number: "<file>:<line>: ..." (checked only for the

@@ -118,7 +118,7 @@ BoardSweeps board_sweeps(const BoardSpec& spec) {
           const SearchSpace& space = spaces.at(a);
           s.space = space;
           s.space_origin = space_file_of(spec, a);
-          s.sampler = space.is_list() ? "list" : "halton";
+          s.sampler = space.is_list() ? "list" : spec.paired ? "paired_halton" : "halton";
           s.sampler_options.seed = spec.sampler_seed + static_cast<uint64_t>(part.rerun);
           s.trials = spec.trials;
           s.trial = spec.external_trial;
@@ -138,8 +138,8 @@ void validate_board(const BoardSpec& spec) { board_sweeps(spec); }
 
 namespace {
 
-// The studies of a plan grouped into its phases: part by part, study k of every algorithm x
-// workload before study k + 1. `studies` are in sweep order, each sweep's 1..N (some may be absent).
+// The studies of a plan grouped into its phases: study k of every part's algorithm x workload
+// before study k + 1. `studies` are in sweep order, each sweep's 1..N (some may be absent).
 BoardPlan phases_of(const BoardSpec& spec, const BoardSweeps& sweeps, const std::vector<StudyRecord>& studies) {
   BoardPlan plan;
   plan.parts = sweeps.parts;
@@ -158,8 +158,11 @@ BoardPlan phases_of(const BoardSpec& spec, const BoardSweeps& sweeps, const std:
     }
     by_part[part->second][static_cast<size_t>(s.study_index - 1)].push_back(s);
   }
-  for (size_t p = 0; p < plan.parts.size(); ++p) {
-    for (int k = 0; k < spec.studies; ++k) {
+  // Study k of every part before study k + 1: the external run and its reruns interleave, so a
+  // machine that changes speed between sessions (docs/leaderboard.md, the calibrations) bends
+  // every run alike instead of one run more than the other.
+  for (int k = 0; k < spec.studies; ++k) {
+    for (size_t p = 0; p < plan.parts.size(); ++p) {
       BoardPhase phase;
       phase.label = plan.parts[p].name + ", study " + std::to_string(k + 1) + " of " + std::to_string(spec.studies);
       phase.studies = std::move(by_part[p][static_cast<size_t>(k)]);

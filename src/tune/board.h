@@ -6,8 +6,10 @@
 // are named "<algorithm>@rerun<k>" so that the store can hold them beside the first run.
 //
 // Planning is idempotent (the same spec finds the same studies), so a board resumes after any
-// stop. The phases order the work so that a partial board is already useful: part by part, and
-// inside a part, study 1 of every algorithm x workload before any study 2.
+// stop. The phases order the work so that a partial board is already useful and every run sees
+// the same machines: study 1 of every part's algorithm x workload before any study 2 (the
+// external run and its reruns interleaved), and inside a phase trial i of every study before any
+// trial i + 1 (the store's claim order), so paired slots run close together in time.
 //
 //   pacer::BoardSpec spec;
 //   spec.algorithms = {"nadamw", "adamw"};
@@ -36,6 +38,10 @@ struct BoardSpec {
   int studies = 3;
   int64_t trials = kDefaultTrialsPerStudy;  // per external study
   uint64_t seed = 0, sampler_seed = 0;
+  // Paired studies (docs/scoring.md, "Paired runs"): every algorithm's study j, trial i draws the
+  // same point of one board-wide quasi-random cube (the paired_halton sampler) beside the same
+  // training seed, which every board shares anyway. Off: each space its own reference sequence.
+  bool paired = false;
   std::string spaces_dir = "spaces";    // <spaces_dir>/<algorithm>.json for external tuning
   // A space for one algorithm instead of <spaces_dir>/<algorithm>.json (a newcomer's own file).
   std::map<std::string, std::string> space_files;

@@ -57,6 +57,7 @@ BoardSetup make_board_setup(const BoardRequest& request) {
   spec.trials = request.trials > 0 ? request.trials : kDefaultTrialsPerStudy;
   spec.seed = request.seed;
   spec.sampler_seed = request.sampler_seed;
+  spec.paired = request.paired.value_or(false);
   spec.spaces_dir = request.spaces_dir;
   for (const auto& s : request.spaces) {
     const auto eq = s.find('=');

@@ -39,6 +39,8 @@ struct BoardRequest {
   int studies = 0;                      // 0: the rules'
   int64_t trials = 0;                   // per external study; 0: 5
   uint64_t seed = 0, sampler_seed = 0;
+  // Paired studies (BoardSpec::paired). Unset: off, or as the --against board's external part.
+  std::optional<bool> paired;
   std::string spaces_dir = "spaces";    // <spaces_dir>/<algorithm>.json
   std::vector<std::string> spaces;      // "ALGORITHM=FILE": one algorithm's own space
   std::string rules;                    // empty: the current rules

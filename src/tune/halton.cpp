@@ -1,5 +1,6 @@
 #include "tune/halton.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -85,27 +86,53 @@ std::vector<int> halton_bases(int num_dims) {
   return std::vector<int>(primes.end() - 1 - num_dims, primes.end() - 1);
 }
 
+namespace {
+
+// Scrambled radical inverse of kept point n in `base`, plus the base's shift, mod 1; the same
+// operation order as the reference, so the doubles agree bit for bit.
+double scrambled_point(int base, int64_t n) {
+  const Scramble& s = scramble_for(base);
+  int64_t i = n + kHaltonSkip + 1;
+  double num = 0.0;
+  double denominator = base;
+  while (i) {
+    num += s.digits[static_cast<size_t>(i % base)] / denominator;
+    denominator *= base;
+    i /= base;
+  }
+  return std::fmod(num + s.shift, 1.0);
+}
+
+std::vector<std::vector<double>> points_in_bases(const std::vector<int>& bases, int64_t first, int64_t count) {
+  if (first < 0 || count < 0) throw InputError("Halton points: negative position or count");
+  std::vector<std::vector<double>> points(static_cast<size_t>(count), std::vector<double>(bases.size()));
+  for (size_t d = 0; d < bases.size(); ++d)
+    for (int64_t n = 0; n < count; ++n) points[static_cast<size_t>(n)][d] = scrambled_point(bases[d], first + n);
+  return points;
+}
+
+}  // namespace
+
 std::vector<std::vector<double>> halton_unit_points(int num_dims, int64_t first, int64_t count) {
   if (first < 0 || count < 0) throw InputError("Halton points: negative position or count");
-  const std::vector<int> bases = halton_bases(num_dims);
-  std::vector<std::vector<double>> points(static_cast<size_t>(count), std::vector<double>(bases.size()));
-  for (size_t d = 0; d < bases.size(); ++d) {
-    const int base = bases[d];
-    const Scramble& s = scramble_for(base);
-    for (int64_t n = 0; n < count; ++n) {
-      // Same operation order as the reference, so the doubles agree bit for bit.
-      int64_t i = first + n + kHaltonSkip + 1;
-      double num = 0.0;
-      double denominator = base;
-      while (i) {
-        num += s.digits[static_cast<size_t>(i % base)] / denominator;
-        denominator *= base;
-        i /= base;
-      }
-      points[static_cast<size_t>(n)][d] = std::fmod(num + s.shift, 1.0);
-    }
+  return points_in_bases(halton_bases(num_dims), first, count);
+}
+
+std::vector<std::vector<double>> halton_coordinate_points(const std::vector<int>& coordinates, int64_t first,
+                                                          int64_t count) {
+  static const std::vector<int> descending = [] {
+    std::vector<int> b = halton_bases(166);  // every usable base, ascending
+    std::reverse(b.begin(), b.end());
+    return b;
+  }();
+  std::vector<int> bases;
+  for (int c : coordinates) {
+    if (c < 0 || c >= static_cast<int>(descending.size()))
+      throw InputError("paired quasi-random points: coordinate " + std::to_string(c) + " outside [0, " +
+                       std::to_string(descending.size()) + ")");
+    bases.push_back(descending[static_cast<size_t>(c)]);
   }
-  return points;
+  return points_in_bases(bases, first, count);
 }
 
 }  // namespace pacer

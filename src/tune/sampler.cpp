@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/seed.h"
 #include "tune/halton.h"
+#include "tune/paired_coordinates.h"
 
 namespace pacer {
 namespace {
@@ -49,6 +50,35 @@ class HaltonSampler : public Sampler {
 
  private:
   static constexpr uint64_t kRotationStream = 0x68616c746f6eULL;  // "halton": apart from the shuffle's seeds
+  uint64_t seed_;
+};
+
+// Paired studies (docs/scoring.md, "Paired runs"): the reference's scrambled sequence on the
+// board-wide coordinates of tune/paired_coordinates.h instead of the space's own dimensions, so
+// every algorithm's point n shares its learning-rate draw (and those of the shared names) with
+// every other algorithm's point n. A seed other than 0 rotates each coordinate, as above.
+class PairedHaltonSampler : public Sampler {
+ public:
+  explicit PairedHaltonSampler(uint64_t seed) : seed_(seed) {}
+  std::string name() const override { return "paired_halton"; }
+  std::vector<Hyperparameters> sample(const SearchSpace& space, int64_t position, int64_t count) const override {
+    require_dict(space, name());
+    const std::vector<int> coordinates = paired_coordinates(space);
+    std::vector<Hyperparameters> out;
+    for (auto unit : halton_coordinate_points(coordinates, position, count)) {
+      if (seed_ != 0) {
+        for (size_t d = 0; d < unit.size(); ++d) {
+          unit[d] += unit_double(derive_seed(derive_seed(seed_, kRotationStream), static_cast<uint64_t>(coordinates[d])));
+          if (unit[d] >= 1.0) unit[d] -= 1.0;
+        }
+      }
+      out.push_back(map_point(space, unit));
+    }
+    return out;
+  }
+
+ private:
+  static constexpr uint64_t kRotationStream = 0x706169726564ULL;  // "paired"
   uint64_t seed_;
 };
 
@@ -149,14 +179,15 @@ class ListSampler : public Sampler {
 
 }  // namespace
 
-std::vector<std::string> sampler_names() { return {"halton", "random", "grid", "list"}; }
+std::vector<std::string> sampler_names() { return {"halton", "paired_halton", "random", "grid", "list"}; }
 
 std::unique_ptr<Sampler> make_sampler(const std::string& name, const SamplerOptions& options) {
   if (name == "halton" || name == "quasi_random") return std::make_unique<HaltonSampler>(options.seed);
+  if (name == "paired_halton") return std::make_unique<PairedHaltonSampler>(options.seed);
   if (name == "random") return std::make_unique<RandomSampler>(options.seed);
   if (name == "grid") return std::make_unique<GridSampler>(options.grid_points);
   if (name == "list") return std::make_unique<ListSampler>();
-  throw InputError("unknown sampler '" + name + "' (valid: halton, random, grid, list)");
+  throw InputError("unknown sampler '" + name + "' (valid: halton, paired_halton, random, grid, list)");
 }
 
 std::vector<int64_t> seeded_permutation(int64_t count, uint64_t seed) {

@@ -5,6 +5,9 @@
 //   halton: the reference quasi-random sequence (tune/halton.h), mapped per dimension; with a
 //           seed other than 0, the same sequence rotated by a seeded shift per dimension (fresh
 //           points, same low discrepancy; seed 0 reproduces the reference's points);
+//   paired_halton: the same scrambled sequence on board-wide coordinates (tune/paired_coordinates.h):
+//           every space's point n shares its learning-rate value's draw with every other space's
+//           point n (common random numbers across algorithms); seeds rotate as for halton;
 //   random: uniform in the mapped space (log-uniform for log ranges), point i from its own seed;
 //   grid:   the cartesian product in key order (last key fastest), ranges at grid_points values;
 //   list:   the space's fixed points in order.
