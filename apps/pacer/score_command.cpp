@@ -5,7 +5,9 @@
 #include "core/error.h"
 #include "core/output_folder.h"
 #include "report/score_charts.h"
+#include "core/atomic_file.h"
 #include "score/log_tree_source.h"
+#include "score/pair_verdicts.h"
 #include "score/store_source.h"
 #include "score/score_outputs.h"
 #include "score/scoring.h"
@@ -18,6 +20,7 @@ struct ScoreArgs {
   std::vector<std::string> submissions;
   std::string out, time = "seconds", board_part;
   ScoreOptions options;
+  int bootstrap = 10000;  // resamples behind the verdicts; 0: none
 };
 
 }  // namespace
@@ -43,6 +46,11 @@ Action add_score_command(CLI::App& app) {
   app.add_option("--board-part", a->board_part,
                  "Score one part of a pacer board store: external, self (with --self-tuning) or rerun<k>, its "
                  "experiments named by algorithm as in the board's tables");
+  app.add_option("--bootstrap", a->bootstrap,
+                 "Resamples of the paired bootstrap over trial slots behind the verdicts per pair by the expected pace "
+                 "(0: no verdicts)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--lenient", a->options.lenient,
                "A malformed eval_measurements.csv is a warning and its trial counts as not reaching the target");
 
@@ -71,11 +79,20 @@ Action add_score_command(CLI::App& app) {
     const ScoreResult result = score_submissions(source, a->options);
     for (const auto& w : result.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
     std::fputs(leaderboard_text(result).c_str(), stdout);
+    std::optional<VerdictTables> verdicts;
+    if (a->bootstrap > 0 && result.submissions.size() >= 2) {
+      VerdictOptions v;
+      v.resamples = a->bootstrap;
+      v.reference = a->options.reference;
+      verdicts = pair_verdicts(result, v);
+      std::printf("\n%s", verdicts_text(*verdicts).c_str());
+    }
     if (!a->out.empty()) {
       write_score_files(result, a->out);
       write_score_charts(result, a->out);
-      std::printf("\nwrote %s/{scores.json, time_to_targets.csv, performance_profiles.svg, curves/}; "
-                  "HTML: pacer report %s\n", a->out.c_str(), a->out.c_str());
+      if (verdicts) write_file_atomic(a->out + "/verdicts.csv", verdicts_csv(*verdicts));
+      std::printf("\nwrote %s/{scores.json, time_to_targets.csv,%s performance_profiles.svg, curves/}; "
+                  "HTML: pacer report %s\n", a->out.c_str(), verdicts ? " verdicts.csv," : "", a->out.c_str());
     }
     return 0;
   };

@@ -124,8 +124,8 @@ VerdictFamily decide(std::vector<PairVerdict>& family, double familywise) {
   return f;
 }
 
-std::string row_text(const PairVerdict& v, size_t width) {
-  std::string name = v.a;
+std::string row_text(const PairVerdict& v, size_t width, bool both) {
+  std::string name = both ? v.a + " vs " + v.b : v.a;
   name.resize(std::max(width, name.size()), ' ');
   return "  " + name + format_double("  %7.3fx", v.speedup) + format_double("  %.3f", v.low) + format_double("-%.3f", v.high) +
          format_double("  %9.3fx", v.resolution) + format_double("  %13.0f%%", 100 * v.probability_of_improvement) +
@@ -192,16 +192,20 @@ std::string verdicts_text(const VerdictTables& v) {
     if (f.median_width_ratio > 0) out << "; paired intervals " << format_double("%.2f", f.median_width_ratio) << " x the unpaired width";
     out << "\n";
   };
+  auto table = [&](const std::vector<PairVerdict>& rows, bool both) {
+    size_t width = 10;
+    for (const auto& p : rows) width = std::max(width, both ? p.a.size() + p.b.size() + 4 : p.a.size());
+    std::string head = both ? "pair" : "submission";
+    head.resize(width, ' ');
+    out << "  " << head << "   speedup  interval       resolution  P(improvement)  p       verdict\n";
+    for (const auto& p : rows) out << row_text(p, width, both) << "\n";
+  };
   if (!v.against_reference.empty()) {
     family_line("against " + v.options.reference, v.reference_family, v.against_reference.size());
-    size_t width = 9;
-    for (const auto& p : v.against_reference) width = std::max(width, p.a.size());
-    std::string head = "submission";
-    head.resize(std::max(width, head.size()), ' ');
-    out << "  " << head << "   speedup  interval       resolution  P(improvement)  p       verdict\n";
-    for (const auto& p : v.against_reference) out << row_text(p, width) << "\n";
+    table(v.against_reference, false);
   }
   family_line("all pairs", v.pair_family, v.pairs.size());
+  if (v.against_reference.empty() && v.pairs.size() <= 10) table(v.pairs, true);
   if (!std::isnan(v.median_paired_correlation))
     out << "paired outcomes: Spearman over shared slots, median over pairs " << format_double("%.3f", v.median_paired_correlation) << "\n";
   return out.str();

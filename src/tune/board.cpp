@@ -110,6 +110,7 @@ BoardSweeps board_sweeps(const BoardSpec& spec) {
         s.algorithm = a;
         s.ruleset = part.ruleset;
         s.studies = spec.studies;
+        if (const auto f = spec.first_study.find(a); f != spec.first_study.end()) s.first_study = f->second;
         s.seed = spec.seed + static_cast<uint64_t>(part.rerun);
         if (part.ruleset == Ruleset::self) {
           s.trials = 1;
@@ -147,7 +148,8 @@ BoardPlan phases_of(const BoardSpec& spec, const BoardSweeps& sweeps, const std:
   const std::vector<StudyDefinition> definitions = sweep_definitions(sweeps.sweeps);
   size_t next = 0;
   for (size_t i = 0; i < sweeps.sweeps.size(); ++i) {
-    for (int k = 0; k < sweeps.sweeps[i].studies; ++k) part_of_sweep[definitions[next++].sweep] = sweeps.part_of[i];
+    for (int k = sweeps.sweeps[i].first_study; k <= sweeps.sweeps[i].studies; ++k)
+      part_of_sweep[definitions[next++].sweep] = sweeps.part_of[i];
   }
   std::vector<std::vector<std::vector<StudyRecord>>> by_part(plan.parts.size(),
                                                              std::vector<std::vector<StudyRecord>>(spec.studies));
@@ -178,7 +180,7 @@ BoardPlan plan_board(StudyStore& store, const BoardSpec& spec) {
   const BoardSweeps sweeps = board_sweeps(spec);
   const std::vector<StudyRecord> studies = plan_sweeps(store, sweeps.sweeps);
   size_t planned = 0;
-  for (const auto& s : sweeps.sweeps) planned += static_cast<size_t>(s.studies);
+  for (const auto& s : sweeps.sweeps) planned += static_cast<size_t>(s.studies - s.first_study + 1);
   if (studies.size() != planned) throw Error("board plan: the store returned fewer studies than planned");
   return phases_of(spec, sweeps, studies);
 }

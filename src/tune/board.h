@@ -42,6 +42,8 @@ struct BoardSpec {
   // same point of one board-wide quasi-random cube (the paired_halton sampler) beside the same
   // training seed, which every board shares anyway. Off: each space its own reference sequence.
   bool paired = false;
+  // Per algorithm, the first study planned (default 1): an extension plans only studies first..studies.
+  std::map<std::string, int> first_study;
   std::string spaces_dir = "spaces";    // <spaces_dir>/<algorithm>.json for external tuning
   // A space for one algorithm instead of <spaces_dir>/<algorithm>.json (a newcomer's own file).
   std::map<std::string, std::string> space_files;

@@ -15,6 +15,8 @@
 namespace pacer {
 namespace {
 
+void pair_with_board(const BoardRequest& request, BoardSetup& setup);
+
 // The algorithms, parts and workloads: a newcomer ranked against a board runs that board's
 // workloads, its external part only, without reruns, unless the request says otherwise.
 void choose_what_runs(const BoardRequest& request, BoardSetup& setup) {
@@ -37,6 +39,7 @@ void choose_what_runs(const BoardRequest& request, BoardSetup& setup) {
     setup.against = read_board_sources(request.against);
     setup.against_locations = request.against;
   }
+  pair_with_board(request, setup);
   if (!request.workloads.empty()) {
     spec.workloads = request.workloads;
   } else if (setup.against && !request.suite) {
@@ -46,6 +49,29 @@ void choose_what_runs(const BoardRequest& request, BoardSetup& setup) {
   }
 }
 
+// A newcomer draws the seeds and points of the board it is ranked against (the board's external
+// run: its training seed, its sampler seed, paired or not), so its study j, trial i is paired with
+// every board algorithm's. A seed the user gives that differs is used, with a warning that says
+// the comparison is then unpaired.
+void pair_with_board(const BoardRequest& request, BoardSetup& setup) {
+  BoardSpec& spec = setup.spec;
+  if (!setup.against || !setup.against->pairing) return;
+  const BoardSources::Pairing& board = *setup.against->pairing;
+  const bool given = request.seed != 0 || request.sampler_seed != 0 || request.paired.has_value();
+  if (given && (request.seed != board.seed || request.sampler_seed != board.sampler_seed ||
+                request.paired.value_or(board.paired) != board.paired)) {
+    std::fprintf(stderr,
+                 "pacer: warning: --against: the board's external run drew training seed %llu, sampler seed %llu%s; "
+                 "this run draws others, so its trials are not paired with the board's\n",
+                 static_cast<unsigned long long>(board.seed), static_cast<unsigned long long>(board.sampler_seed),
+                 board.paired ? ", paired points" : "");
+    return;
+  }
+  spec.seed = board.seed;
+  spec.sampler_seed = board.sampler_seed;
+  spec.paired = board.paired;
+}
+
 }  // namespace
 
 BoardSetup make_board_setup(const BoardRequest& request) {
@@ -53,11 +79,10 @@ BoardSetup make_board_setup(const BoardRequest& request) {
   setup.rules = &rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
   choose_what_runs(request, setup);
   BoardSpec& spec = setup.spec;
-  spec.studies = request.studies > 0 ? request.studies : setup.rules->num_studies;
-  spec.trials = request.trials > 0 ? request.trials : kDefaultTrialsPerStudy;
-  spec.seed = request.seed;
-  spec.sampler_seed = request.sampler_seed;
-  spec.paired = request.paired.value_or(false);
+  // A newcomer runs the studies and trials the board it is ranked against ran (its slots).
+  const bool board_counts = setup.against && setup.against->studies > 0 && setup.against->trials > 0;
+  spec.studies = request.studies > 0 ? request.studies : board_counts ? setup.against->studies : setup.rules->num_studies;
+  spec.trials = request.trials > 0 ? request.trials : board_counts ? setup.against->trials : kDefaultTrialsPerStudy;
   spec.spaces_dir = request.spaces_dir;
   for (const auto& s : request.spaces) {
     const auto eq = s.find('=');
@@ -93,6 +118,7 @@ std::vector<std::string> named_algorithms(const BoardRequest& request) {
 std::string BoardResults::markdown() const {
   std::string md = board_markdown(parts, progress, &costs);
   if (stability) md += board_stability_markdown(*stability);
+  if (verdicts) md += board_verdicts_markdown(*verdicts);
   return md;
 }
 
@@ -114,6 +140,8 @@ BoardResults board_results(const StudyStore& store, const BoardPlan& plan, const
     bootstrap.resamples = bootstrap_resamples;
     bootstrap.rules = setup.rules->name;
     results.stability = board_stability(results.parts, bootstrap);
+    // The expected pace's verdicts: their resample count is the pre-registered one, not --bootstrap's.
+    results.verdicts = board_verdicts(results.parts, BoardVerdictOptions{});
   }
   return results;
 }

@@ -24,6 +24,7 @@
 #include "tune/board.h"
 #include "tune/board_results.h"
 #include "tune/board_stability.h"
+#include "tune/board_verdicts.h"
 #include "tune/worker_options.h"
 
 namespace pacer {
@@ -79,6 +80,7 @@ struct BoardResults {
   std::vector<BoardPartScores> parts;
   BoardStepCosts costs;                   // this board's trials and the compared board's stores'
   std::optional<BoardStability> stability;  // with a bootstrap
+  std::optional<BoardVerdicts> verdicts;    // with a bootstrap: by the expected pace, per pair
   // board.md: the progress, each part's leaderboards, the step costs, the stability tables.
   std::string markdown() const;
 };

@@ -1,5 +1,7 @@
 #include "tune/board_results.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +40,38 @@ std::string time_cell(const WorkloadScore& w, TimeAxis axis) {
 
 }  // namespace
 
+namespace {
+
+// The seeds and sampler of the stores' first external run (experiments without "@rerun"), when
+// every such study agrees; a list space's studies (Shampoo's points) say nothing of the sampler.
+std::optional<BoardSources::Pairing> external_pairing(const std::vector<std::string>& stores) {
+  std::optional<BoardSources::Pairing> found;
+  bool agree = true, any_sampled = false;
+  for (const auto& path : stores) {
+    const StudyStore store(path, StudyStoreOptions::reading());
+    for (const auto& study : store.studies()) {
+      if (study.ruleset != "external" || board_algorithm_of(study.experiment).second != 0) continue;
+      const auto id = nlohmann::json::parse(study.sweep, nullptr, false);
+      if (!id.is_object() || !id.contains("seed") || !id["seed"].is_number_unsigned()) return std::nullopt;
+      BoardSources::Pairing p;
+      p.seed = id["seed"].get<uint64_t>();
+      const bool sampled = study.sampler != "list";
+      p.sampler_seed = study.sampler_seed;
+      p.paired = study.sampler == "paired_halton";
+      if (!found) found = p;
+      if (found->seed != p.seed) agree = false;
+      if (sampled) {
+        if (any_sampled && (found->sampler_seed != p.sampler_seed || found->paired != p.paired)) agree = false;
+        if (!any_sampled) found->sampler_seed = p.sampler_seed, found->paired = p.paired;
+        any_sampled = true;
+      }
+    }
+  }
+  return agree ? found : std::nullopt;
+}
+
+}  // namespace
+
 BoardSources read_board_sources(const std::vector<std::string>& locations) {
   BoardSources board;
   auto add_names = [&board](const std::vector<TrialLog>& trials) {
@@ -55,6 +89,7 @@ BoardSources read_board_sources(const std::vector<std::string>& locations) {
     StoreSource external(stores, false), self(stores, true);
     board.external = external.trials();
     board.self = self.trials();
+    board.pairing = external_pairing(stores);
   }
   if (!folders.empty()) {
     LogTreeSource logs(folders);
@@ -64,6 +99,14 @@ BoardSources read_board_sources(const std::vector<std::string>& locations) {
   }
   add_names(board.external);
   add_names(board.self);
+  // Counted, not read off the indices (a store's are 1-based, AlgoPerf's folders 0-based).
+  std::map<std::pair<std::string, std::string>, std::map<int, int64_t>> cells;  // (algorithm, workload) -> study -> trials
+  for (const auto& t : board.external)
+    if (board_algorithm_of(t.submission).second == 0) ++cells[{t.submission, t.workload}][t.study];
+  for (const auto& [cell, studies] : cells) {
+    board.studies = std::max(board.studies, static_cast<int>(studies.size()));
+    for (const auto& [study, trials] : studies) board.trials = std::max(board.trials, trials);
+  }
   if (board.names.empty()) throw InputError("--against: no finished trial in " + locations.front());
   return board;
 }

@@ -31,6 +31,15 @@ struct BoardSources {
   std::vector<TrialLog> external, self;  // submissions named as in their store ("adamw@rerun1")
   std::vector<std::string> names;        // its algorithms (rerun tags dropped), in order
   std::vector<std::string> workloads;    // the workloads its trials ran on, in order of appearance
+  // How its external run drew seeds and points, read from its stores' studies: a newcomer paired
+  // with it takes the same (nullopt: log folders only, or studies that disagree).
+  struct Pairing {
+    uint64_t seed = 0, sampler_seed = 0;
+    bool paired = false;  // its studies drew from the paired_halton sampler
+  };
+  std::optional<Pairing> pairing;
+  int studies = 0;       // the most studies and trials per study of its external run (0: none)
+  int64_t trials = 0;
 };
 BoardSources read_board_sources(const std::vector<std::string>& locations);
 

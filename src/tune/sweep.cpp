@@ -50,6 +50,7 @@ void validate_sweep(const SweepSpec& s) {
   workload_spec(s.workload).validate_options(s.trial.workload_options);  // InputError listing valid names
   const AlgorithmInfo algorithm = algorithm_info(s.algorithm);  // InputError listing valid names
   if (s.studies < 1) throw InputError("--studies must be at least 1");
+  if (s.first_study < 1 || s.first_study > s.studies) throw Error("sweep: first study outside 1..studies");
   if (s.trials < 1) throw InputError("--trials must be at least 1");
   if (s.ruleset == Ruleset::self) {
     if (s.space) throw InputError("self-tuning takes no search space (--space)");
@@ -77,7 +78,7 @@ std::vector<StudyDefinition> sweep_definitions(const std::vector<SweepSpec>& swe
   for (const auto& s : sweeps) {
     validate_sweep(s);
     const auto sweep_id = sweep_identity(s);
-    for (int k = 1; k <= s.studies; ++k) {
+    for (int k = s.first_study; k <= s.studies; ++k) {
       StudyDefinition d;
       auto id = sweep_id;
       id["study"] = k;
@@ -114,7 +115,7 @@ std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepS
   std::map<std::string, const SweepSpec*> by_identity;
   size_t next = 0;
   for (const auto& s : sweeps) {
-    for (int k = 0; k < s.studies; ++k) by_identity[definitions[next++].identity] = &s;
+    for (int k = s.first_study; k <= s.studies; ++k) by_identity[definitions[next++].identity] = &s;
   }
 
   auto make_trials = [&](const StudyRecord& study, int64_t first_index, int64_t count,
@@ -123,7 +124,13 @@ std::vector<StudyRecord> plan_sweeps(StudyStore& store, const std::vector<SweepS
     std::vector<NewTrial> trials(static_cast<size_t>(count));
     for (int64_t i = 0; i < count; ++i) trials[i].seed = trial_seed(s.seed, study.study_index, first_index + i);
     if (!s.space) return trials;  // self-tuning: no hyperparameters
-    const int64_t position = continues_sequence(s.sampler) ? first_position : first_index - 1;
+    // Paired points: study k's point i is the sequence's point (k - 1) x trials + i - 1 whatever
+    // else the store holds, so a study planned on its own (a newcomer's extension of a board's
+    // algorithm) draws the board's points. (A board planned whole gets the same from the store's
+    // counter.) Other samplers continue the store's own sequence.
+    const int64_t position = s.sampler == "paired_halton" ? (study.study_index - 1) * s.trials + (first_index - 1)
+                             : continues_sequence(s.sampler) ? first_position
+                                                             : first_index - 1;
     auto sampler = make_sampler(s.sampler, s.sampler_options);
     std::vector<Hyperparameters> points = sampler->sample(*s.space, position, count);
     // The reference shuffles the points with an unseeded generator; we shuffle with a seed

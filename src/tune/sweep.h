@@ -29,6 +29,9 @@ struct SweepSpec {
   std::string sampler = "halton";
   SamplerOptions sampler_options;     // seed of the sampler and of the recorded shuffle
   int studies = 3;
+  // The first study this sweep plans: studies first_study..studies (a newcomer's verdict until
+  // separated extends a board's algorithm with studies 4.. in its own store, paired by index).
+  int first_study = 1;
   int64_t trials = 5;                 // per study (1 under self-tuning)
   uint64_t seed = 0;                  // trial seeds derive from (seed, study, trial)
   TrialSpec trial;                    // what every trial of the sweep shares (stored with its studies)
