@@ -223,6 +223,30 @@ TEST(Pace, WidthIsFourSeedSdsElseOnePercentOfTheTarget) {
   EXPECT_FALSE(pacer::target_seed_sd("imagenet_resnet").has_value());
 }
 
+// A stored trial that failed before its first eval has no columns at all: it never reaches, in
+// every score, and its pace costs the most; a log file without the metric column stays an error.
+TEST(Pace, AStoredTrialWithoutEvalsIsAFailedTrialInEveryScore) {
+  const std::string path = testing::TempDir() + "/no_evals_targets.json";
+  std::ofstream(path) << R"({"w": {"metric": "accuracy", "validation_target": 0.8, "budget": 100, "seed_sd": 0.01}})";
+  TrialLog failed;
+  failed.submission = "a";
+  failed.workload = "w";
+  failed.study = 1;
+  failed.trial = 2;
+  failed.source = "store.db: a/w/study_1/trial_2";
+  failed.from_store = true;
+  TrialLog reached = trial({0.8}, {50}, 1, 1);
+  reached.submission = "a";
+  pacer::ScoreOptions options;
+  options.targets_file = path;
+  const pacer::ScoreResult r = pacer::score_trials({reached, failed}, {"a"}, options);
+  ASSERT_EQ(r.submissions[0].workloads[0].trial_costs.size(), 2u);
+  EXPECT_NEAR(r.submissions[0].workloads[0].trial_costs[1].cost, 2.0, 1e-12);  // 1 + G
+  EXPECT_NEAR(*r.submissions[0].workloads[0].time, 50.0, 1e-12);
+  failed.from_store = false;  // the same trial as a CSV without the column: malformed
+  EXPECT_THROW(pacer::score_trials({reached, failed}, {"a"}, options), pacer::InputError);
+}
+
 // Two submissions, two workloads with known targets, three studies each; costs by hand.
 TEST(Pace, StudyMinWorkloadMedianSubmissionGeometricMeanAndSpeedup) {
   pacer::ScoringTarget w1 = target_max(0.8), w2 = target_max(0.8);

@@ -5,6 +5,7 @@
 // progress and unfinished lines; the outputs it writes. `pacer run`:
 // run_one_trial's budget under the rules presets, its results folder written once.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -309,6 +310,32 @@ TEST(BoardSetup, BadRequestsAreRefusedNamingTheCulprit) {
     const std::string message = input_error_of([&] { make_board_setup(r); });
     EXPECT_NE(message.find(cases[i].second), std::string::npos) << "case " << i << ": " << message;
   }
+}
+
+// A newcomer named as one of the --against board's algorithms is refused before any trial runs
+// (once it was refused only when the outputs were scored), and it takes the board's studies and
+// trials per study (its slots) unless told otherwise.
+TEST(BoardSetup, ANewcomerWhoseNameTheBoardHoldsIsRefusedBeforeAnyTrialAndTakesTheBoardsCounts) {
+  const std::string dir = ::testing::TempDir() + "/against_board_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  for (int study = 0; study < 2; ++study)
+    for (int trial = 0; trial < 4; ++trial) {
+      const std::string folder = dir + "/adamw/study_" + std::to_string(study) + "/synthetic_regression_libtorch/trial_" +
+                                 std::to_string(trial);
+      std::filesystem::create_directories(folder);
+      std::ofstream(folder + "/eval_measurements.csv") << "global_step,score,validation/loss\n10,0.1,0.5\n";
+    }
+  BoardRequest r = board_request();
+  r.algorithms = {"adamw"};
+  r.workloads = {"synthetic_regression"};
+  r.against = {dir + "/adamw"};
+  const std::string message = input_error_of([&] { make_board_setup(r); });
+  EXPECT_NE(message.find("'adamw' is on the board given with --against too"), std::string::npos) << message;
+  r.name = "adamw_mine";
+  const BoardSetup setup = make_board_setup(r);
+  EXPECT_EQ(setup.spec.studies, 2);
+  EXPECT_EQ(setup.spec.trials, 4);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(BoardHeadline, SaysTheBoardsSizeItsPartsWhatTheStoreHoldsAndTheEstimatePerWorker) {

@@ -232,6 +232,28 @@ TEST(Verdicts, ASyntheticBoardOfKnownOrderIsSeparatedAsItIs) {
   EXPECT_NE(verdicts_csv(v).find("reference,fast,base,"), std::string::npos);
 }
 
+// The paired permutation test: a submission against its own trials under another name can never
+// be told apart (every permutation equals the observed); one twice as fast on every slot is as
+// extreme as the permutations allow.
+TEST(Verdicts, ThePairedPermutationTestIsOneForTwinsAndItsLeastForASeparatedPair) {
+  const ScoreResult run = synthetic_board(3, 0.15, 0.6);
+  size_t base = 0, twin = 0, fast = 0;
+  for (size_t s = 0; s < run.submissions.size(); ++s) {
+    if (run.submissions[s].name == "base") base = s;
+    if (run.submissions[s].name == "twin") twin = s;
+    if (run.submissions[s].name == "fast") fast = s;
+  }
+  EXPECT_EQ(slot_permutation_p_value(run, base, twin, 500, 1), 1.0);
+  EXPECT_NEAR(slot_permutation_p_value(run, base, fast, 500, 1), 1.0 / 501, 1e-12);
+  VerdictOptions options;
+  options.resamples = 2000;
+  options.reference = "base";
+  options.p_values = VerdictOptions::PValues::permutation;
+  const VerdictTables v = pair_verdicts(run, options);
+  EXPECT_EQ(find(v.against_reference, "fast", "base").verdict, "faster");
+  EXPECT_EQ(find(v.against_reference, "twin", "base").verdict, "not separated");
+}
+
 TEST(Verdicts, TheBootstrapIsReproducibleAndPairsSlotsAcrossSubmissions) {
   const ScoreResult run = synthetic_board(5, 0.1, 0.5);
   const SlotBootstrap a = slot_bootstrap(run, {200, 9, true}), b = slot_bootstrap(run, {200, 9, true});
@@ -304,15 +326,16 @@ TEST(SequentialVerdict, ALookJudgesOnlyTheUndecidedAndTheLastLookCloses) {
 }
 
 // The procedure's error rate on simulated newcomers equal to the baseline: at most 5% declared
-// different (the goal is measured on 1,000 by bench/sequential_power; 200 here).
+// different (measured on 1,000 by bench/sequential_power; 120 here: at a true 5%, 12 or more
+// declared happens about 2% of the time; an uncorrected test at each of the 4 looks would declare more).
 TEST(SequentialVerdict, NewcomersEqualToTheBaselineAreDeclaredDifferentAtMostFivePercentOfTheTime) {
   SequentialSimulation sim;
-  sim.newcomers = 200;
+  sim.newcomers = 120;
   sim.resamples = 500;  // the least p-value, 2 / 501, must be below the first look's 0.005
   sim.speedup = 1.0;
   const SequentialSimulationResult r = simulate_sequential(sequential_plan(3, 6), sim);
-  EXPECT_EQ(r.newcomers, 200);
-  EXPECT_LE(r.declared_faster + r.declared_slower, 10) << r.declared_faster << " faster, " << r.declared_slower << " slower";
+  EXPECT_EQ(r.newcomers, 120);
+  EXPECT_LT(r.declared_faster + r.declared_slower, 12) << r.declared_faster << " faster, " << r.declared_slower << " slower";
   EXPECT_GT(r.mean_studies, 5.5);  // equal ones mostly run to the cap
   // A clearly faster newcomer is found, mostly at the first look.
   sim.newcomers = 40;

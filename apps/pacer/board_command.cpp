@@ -1,9 +1,11 @@
 // pacer board: every algorithm of a list through a suite under the benchmark's rulesets, in one study store,
 // resumable, with progress, an ETA, a deadline; then each part's leaderboards (scores by seconds and steps).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
 
+#include "board_running.h"
 #include "commands.h"
 #include "input_guards.h"
 #include "trial_spec_options.h"
@@ -19,7 +21,6 @@
 #include "store/study_store.h"
 #include "tune/board_progress_reporter.h"
 #include "tune/board_request.h"
-#include "tune/until_separated.h"
 
 namespace pacer::cli {
 namespace {
@@ -30,97 +31,33 @@ struct BoardArgs {
   int bootstrap = 1000;
   double max_hours = 0.0, progress_every = 0.0;
   bool no_run = false, quiet = false, until_separated = false;
-  int max_studies = 0;  // --until-separated's last look; 0: the board's studies + 3
+  int max_studies = 0;  // --until-separated's last look (0: the board's studies + 3)
   std::shared_ptr<LocalWorkerArgs> workers = local_worker_args("runs/board.db", 2, 1);  // 2 of 1 thread each
   // A board's times must not bend with whatever else runs on the machine (the cpu clock); scoring
   // reads only validation and test (the train split's eval was a third of the eval time).
   std::shared_ptr<TrialSpecOptions> trial = TrialSpecOptions::with_defaults("cpu", {"validation", "test"});
 };
 
-// This process's share of the board (or, with --workers, the workers' and what a dead one left) until
-// done, interrupted or past --max-hours: the exit status so far and whether the deadline stopped it.
-std::pair<int, bool> run_workers(BoardArgs* a, const BoardSetup& setup, const BoardPlan& plan, const StudyStore& store,
-                                 const std::vector<std::string>& base_args, DeadlineWatch::Steady::time_point started) {
-  const LocalWorkerArgs& w = *a->workers;
-  std::optional<BoardProgressReporter> reporter;
-  if (!w.is_worker()) std::fprintf(stderr, "%s\n", board_headline(setup, plan, board_progress(store, plan), store.path(), w.workers).c_str());
-  if (!w.is_worker() && !a->quiet) reporter.emplace(w.store, plan, w.workers, a->progress_every);
-  WorkerOptions options = w.worker_options(nullptr, nullptr);
-  options.race_bounds = setup.race_bounds;
-  const LocalWorkersRun run = run_local_workers(w, base_args, a->quiet, DeadlineWatch::after_hours(started, a->max_hours),
-                                                options, [&](const WorkerOptions& o) { return run_board_worker(w.store, plan, o); });
-  const bool interrupted = w.is_worker() ? run.report.interrupted && !run.deadline_hit : run.interrupted;
-  return {interrupted ? 130 : 0, run.deadline_hit};
-}
-
-// --until-separated: the looks of tune/until_separated.h, each run by every worker (the copies walk
-// the same looks from the store), then the board's outputs over the studies run and the verdicts.
-int run_until_separated_command(BoardArgs* a, const BoardSetup& setup, const std::vector<std::string>& base_args,
-                                DeadlineWatch::Steady::time_point started) {
-  if (a->no_run) throw InputError("--until-separated runs studies; leave out --no-run (or --until-separated)");
-  const UntilSeparated u =
-      until_separated_setup(setup, a->max_studies > 0 ? a->max_studies : setup.spec.studies + 3);  // before the store
-  prepare_output_folder(a->out, "--out");
-  resolve_device(a->trial->spec.device);
-  make_store_folder(a->workers->store);
-  StudyStore store(a->workers->store);
-  const LocalWorkerArgs& w = *a->workers;
-  if (!w.is_worker()) {
-    std::string against;
-    for (const auto& o : u.opponents) against += (against.empty() ? "" : " and ") + o;
-    std::fprintf(stderr, "pacer board: %s against %s until separated: looks at", u.newcomer.c_str(), against.c_str());
-    for (size_t l = 0; l < u.plan.studies.size(); ++l)
-      std::fprintf(stderr, "%s %d studies (alpha %.4f)", l ? "," : "", u.plan.studies[l], u.plan.alpha[l]);
-    std::fprintf(stderr, "; store %s\n", store.path().c_str());
-  }
-  WorkerOptions options = w.worker_options(nullptr, nullptr);
-  // The expected pace reads every trial's cost: a trial racing stopped would be an upper bound.
-  options.race = options.race_cutoff = false;
-  UntilSeparatedResult result;
-  const LocalWorkersRun run = run_local_workers(
-      w, base_args, a->quiet, DeadlineWatch::after_hours(started, a->max_hours), options, [&](const WorkerOptions& o) {
-        WorkerReport total;
-        result = run_until_separated(
-            store, setup, u, [&](const BoardPlan& plan) { total = run_board_worker(w.store, plan, o); },
-            [&] { return o.stop_requested && *o.stop_requested; });
-        return total;
-      });
-  if (w.is_worker()) return run.report.interrupted && !run.deadline_hit ? 130 : 0;
-  // The copies may have run every look: walk them again from the store (nothing left to run), to
-  // the same decisions, since each is a function of the finished trials.
-  result = run_until_separated(store, setup, u, [](const BoardPlan&) {}, [] { return false; });
-  BoardSetup final = setup;
-  final.spec.studies = result.looks > 0 ? u.plan.studies[result.looks - 1] : setup.spec.studies;
-  const BoardPlan plan = find_board(store, final.spec);
-  const BoardResults results = board_results(store, plan, final, a->bootstrap);
-  const std::string wrote = write_board_outputs(results, a->out);
-  if (!a->quiet) std::fputs(results.markdown().c_str(), stdout);
-  for (const auto& line : newcomer_rank_lines(results, final.names)) std::printf("%s\n", line.c_str());
-  for (const auto& line : until_separated_lines(result, u)) std::printf("%s\n", line.c_str());
-  std::printf("%s\n", wrote.c_str());
-  if (run.deadline_hit) std::fprintf(stderr, "pacer board: the --max-hours deadline passed; the verdicts are those of the last finished look\n");
-  return run.interrupted ? 130 : 0;
-}
-
 int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   const auto started = DeadlineWatch::Steady::now();
   a->request.trial = a->trial->resolved();
   load_algorithm_files(named_algorithms(a->request));  // plugins, Python submissions
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
-  if (a->until_separated) return run_until_separated_command(a, setup, base_args, started);
+  if (a->until_separated)
+    return run_until_separated_command({*a->workers, a->out, a->bootstrap, a->max_hours, a->quiet, a->max_studies,
+                                        a->no_run, a->trial->spec.device}, setup, base_args, started);
   prepare_output_folder(a->out, "--out");  // before any trial: a file there (the store?) fails now, not at the end
   if (!a->no_run) resolve_device(a->trial->spec.device), make_store_folder(a->workers->store);
   StudyStore store(a->workers->store, a->no_run ? StudyStoreOptions::reading() : StudyStoreOptions{});
   const BoardPlan plan = a->no_run ? find_board(store, setup.spec) : plan_board(store, setup.spec);  // --no-run: reads only
-  auto [status, deadline_hit] = a->no_run ? std::pair{0, false} : run_workers(a, setup, plan, store, base_args, started);
+  auto [status, deadline_hit] = a->no_run ? std::pair{0, false} : run_board_workers({*a->workers, a->quiet, a->progress_every, a->max_hours}, setup, plan, store, base_args, started);
   if (a->workers->is_worker()) return status;
   // ---- Outputs: what the store holds now, complete or not. The bootstrap takes tens of seconds.
   if (a->bootstrap > 0 && !a->quiet) std::fprintf(stderr, "pacer board: stability: bootstrap over studies, %d resamples\n", a->bootstrap);
   const BoardResults results = board_results(store, plan, setup, a->bootstrap);
   const std::string wrote = write_board_outputs(results, a->out);
   if (!a->quiet) std::fputs(results.markdown().c_str(), stdout);
-  if (setup.against)
-    for (const auto& line : newcomer_rank_lines(results, setup.names)) std::printf("%s\n", line.c_str());
+  print_newcomer_verdicts(setup, results, store.path());  // with --against: its rank and verdicts
   std::printf("%s\n", wrote.c_str());
   if (results.progress.done < results.progress.total) {
     const char* why = deadline_hit ? "the --max-hours deadline passed" : status == 130 ? "interrupted" : "not finished";
@@ -146,18 +83,9 @@ void add_board_request_options(CLI::App& app, const std::shared_ptr<BoardArgs>& 
       "Extra external runs with other seeds (--seed + k, --sampler-seed + k; default 1; with --against: 0)")
       ->check(non_negative_number());
   add_sweep_options(app, {&r.studies, &r.trials, &r.seed, &r.sampler_seed, &r.rules}, "algorithm x workload", "");
-  app.add_flag_function("--paired", [a](std::int64_t) { a->request.paired = true; },
-      "Paired studies: every algorithm's study j, trial i draws the same point of one quasi-random cube (the "
-      "learning rate on one coordinate everywhere) beside the same training seed (docs/scoring.md, \"Paired runs\")");
   app.add_option("--spaces", r.spaces_dir, "Folder of the search spaces, <folder>/<algorithm>.json")->capture_default_str();
   app.add_option("--space", r.spaces, "A space for one algorithm instead of its shipped one: ALGORITHM=FILE (repeatable)");
-  app.add_option("--against", r.against, "A board to race against and rank among: its stores or log folders "
-                 "(repeatable). Its times set the 4x cut-off, and the outputs score this run's algorithms beside its own");
-  app.add_flag("--until-separated", a->until_separated,
-               "With --against and one algorithm: its verdicts against NAdamW and the board's best, decided at looks "
-               "fixed in advance (one more study each look, to the comparisons still undecided; docs/scoring.md)");
-  app.add_option("--max-studies", a->max_studies, "--until-separated: the studies of the last look (default: the "
-                 "board's + 3)")->check(positive_number());
+  add_pairing_options(app, r, a->until_separated, a->max_studies);
   app.add_option("--name", r.name, "The name this run's one algorithm is scored under (default: the algorithm's)");
 }
 

@@ -23,6 +23,29 @@ struct ScoreArgs {
   int bootstrap = 10000;  // resamples behind the verdicts; 0: none
 };
 
+// Log folders and study stores (SQLite files or postgresql:// URIs) may be mixed.
+CombinedSource read_inputs(const ScoreArgs& a) {
+  std::vector<std::string> folders, stores;
+  for (const auto& path : a.submissions) (StoreSource::is_store_file(path) ? stores : folders).push_back(path);
+  if (!a.board_part.empty() && stores.empty()) throw InputError("--board-part needs a study store written by pacer board");
+  CombinedSource source;
+  if (!folders.empty()) {
+    LogTreeSource logs(folders);
+    auto trials = logs.trials();
+    for (const auto& w : logs.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+    source.add(std::move(trials), logs.submissions());
+  }
+  if (!stores.empty()) {
+    StoreSource store(stores, a.options.self_tuning);
+    for (const auto& w : store.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+    std::vector<TrialLog> trials = store.trials();
+    std::vector<std::string> names = store.submissions();
+    if (!a.board_part.empty()) keep_board_part(a.board_part, a.options.self_tuning, trials, names);
+    source.add(std::move(trials), std::move(names));
+  }
+  return source;
+}
+
 }  // namespace
 
 Action add_score_command(CLI::App& app) {
@@ -57,25 +80,7 @@ Action add_score_command(CLI::App& app) {
   return [a]() -> int {
     a->options.time_axis = parse_time_axis(a->time);
     if (!a->out.empty()) prepare_output_folder(a->out, "--out");  // unwritable: said before reading anything
-    // Log folders and study stores (SQLite files or postgresql:// URIs) may be mixed.
-    std::vector<std::string> folders, stores;
-    for (const auto& path : a->submissions) (StoreSource::is_store_file(path) ? stores : folders).push_back(path);
-    if (!a->board_part.empty() && stores.empty()) throw InputError("--board-part needs a study store written by pacer board");
-    CombinedSource source;
-    if (!folders.empty()) {
-      LogTreeSource logs(folders);
-      auto trials = logs.trials();
-      for (const auto& w : logs.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-      source.add(std::move(trials), logs.submissions());
-    }
-    if (!stores.empty()) {
-      StoreSource store(stores, a->options.self_tuning);
-      for (const auto& w : store.warnings()) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-      std::vector<TrialLog> trials = store.trials();
-      std::vector<std::string> names = store.submissions();
-      if (!a->board_part.empty()) keep_board_part(a->board_part, a->options.self_tuning, trials, names);
-      source.add(std::move(trials), std::move(names));
-    }
+    const CombinedSource source = read_inputs(*a);
     const ScoreResult result = score_submissions(source, a->options);
     for (const auto& w : result.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
     std::fputs(leaderboard_text(result).c_str(), stdout);

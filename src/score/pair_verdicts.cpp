@@ -84,7 +84,8 @@ double paired_correlation(const ScoreResult& run, const SubmissionScore& a, cons
 }
 
 PairVerdict compare(const ScoreResult& run, const SlotBootstrap& paired, const SlotBootstrap* unpaired, size_t i,
-                    size_t j, double level) {
+                    size_t j, const VerdictOptions& options) {
+  const double level = options.level;
   PairVerdict v;
   v.a = run.submissions[i].name;
   v.b = run.submissions[j].name;
@@ -93,7 +94,9 @@ PairVerdict compare(const ScoreResult& run, const SlotBootstrap& paired, const S
   const double tail = (1.0 - level) / 2.0;
   v.low = std::exp(percentile(d, tail));
   v.high = std::exp(percentile(d, 1.0 - tail));
-  v.p_value = bootstrap_p_value(d);
+  v.p_value = options.p_values == VerdictOptions::PValues::permutation
+                  ? slot_permutation_p_value(run, i, j, options.resamples, options.seed + 7919 * (i + 1) + j)
+                  : bootstrap_p_value(d);
   v.resolution = std::sqrt(v.high / v.low);
   v.probability_of_improvement = probability_of_improvement(run, run.submissions[i], run.submissions[j]);
   v.paired_correlation = paired_correlation(run, run.submissions[i], run.submissions[j]);
@@ -166,12 +169,12 @@ VerdictTables pair_verdicts(const ScoreResult& run, const VerdictOptions& option
   if (options.unpaired_too) unpaired = slot_bootstrap(run, {options.resamples, options.seed + 1, false});
   const SlotBootstrap* u = unpaired ? &*unpaired : nullptr;
   const size_t n = run.submissions.size();
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = i + 1; j < n; ++j) v.pairs.push_back(compare(run, paired, u, i, j, options.level));
+  for (size_t i = 0; i < n && options.all_pairs; ++i)
+    for (size_t j = i + 1; j < n; ++j) v.pairs.push_back(compare(run, paired, u, i, j, options));
   for (size_t r = 0; r < n && !options.reference.empty(); ++r) {
     if (run.submissions[r].name != options.reference) continue;
     for (size_t i = 0; i < n; ++i)
-      if (i != r) v.against_reference.push_back(compare(run, paired, u, i, r, options.level));
+      if (i != r) v.against_reference.push_back(compare(run, paired, u, i, r, options));
   }
   v.pair_family = decide(v.pairs, options.familywise);
   v.reference_family = decide(v.against_reference, options.familywise);

@@ -24,6 +24,11 @@ struct VerdictOptions {
   double familywise = 0.05;  // Holm's level over each family
   std::string reference;   // the baseline ("nadamw"); empty: no baseline family
   bool unpaired_too = true;  // also the unpaired bootstrap, to measure what pairing did
+  bool all_pairs = true;     // the family of every pair (false: only the comparisons against the reference)
+  // Where the verdicts' p-values come from: the bootstrap's two-sided p-value (the board's
+  // pre-registered analysis), or the paired permutation test of score/slot_bootstrap.h (exact
+  // under exchangeability: a newcomer's sequential verdicts, whose error rate was measured).
+  enum class PValues { bootstrap, permutation } p_values = PValues::bootstrap;
 };
 
 // A against B: how much faster A is (expected pace(B) / expected pace(A)).

@@ -97,10 +97,14 @@ SequentialSimulationResult simulate_sequential(const SequentialPlan& plan, const
   SequentialSimulationResult result;
   std::mt19937_64 rng(sim.seed);
   std::normal_distribution<double> slot(0.0, sim.slot_sd), noise(0.0, sim.noise_sd);
+  const bool empirical = !sim.empirical_costs.empty();
+  for (const auto& observed : sim.empirical_costs)
+    if (observed.empty()) throw InputError("simulation: a workload without observed costs");
+  const int workloads = empirical ? static_cast<int>(sim.empirical_costs.size()) : sim.workloads;
   ScoreOptions options;
   options.reference = "baseline";
   std::string targets = "{";
-  for (int w = 0; w < sim.workloads; ++w) {
+  for (int w = 0; w < workloads; ++w) {
     targets += (w ? ", " : "") + std::string("\"sim") + std::to_string(w) +
                "\": {\"metric\": \"accuracy\", \"validation_target\": 0.8, \"budget\": 100, \"seed_sd\": 0.01}";
   }
@@ -114,11 +118,19 @@ SequentialSimulationResult simulate_sequential(const SequentialPlan& plan, const
   for (int n = 0; n < sim.newcomers; ++n) {
     std::vector<TrialLog> logs;
     auto add_study = [&](int study) {
-      for (int w = 0; w < sim.workloads; ++w)
+      for (int w = 0; w < workloads; ++w)
         for (int i = 1; i <= sim.trials_per_study; ++i) {
-          const double shared = std::log(sim.base_cost) + slot(rng);
-          const double base = std::min(2.0, std::exp(shared + noise(rng)));
-          const double mine = std::min(2.0, std::exp(shared + noise(rng)) / sim.speedup);
+          double base, mine;
+          if (empirical) {
+            const auto& observed = sim.empirical_costs[static_cast<size_t>(w)];
+            std::uniform_int_distribution<size_t> pick(0, observed.size() - 1);
+            base = observed[pick(rng)];
+            mine = std::min(2.0, observed[pick(rng)] / sim.speedup);
+          } else {
+            const double shared = std::log(sim.base_cost) + slot(rng);
+            base = std::min(2.0, std::exp(shared + noise(rng)));
+            mine = std::min(2.0, std::exp(shared + noise(rng)) / sim.speedup);
+          }
           const std::string workload = "sim" + std::to_string(w);
           logs.push_back(simulated_trial("baseline", workload, study, i, base));
           logs.push_back(simulated_trial("newcomer", workload, study, i, mine));
@@ -134,6 +146,8 @@ SequentialSimulationResult simulate_sequential(const SequentialPlan& plan, const
       v.seed = sim.seed * 1000003 + static_cast<uint64_t>(n) * 17 + look;
       v.reference = "baseline";
       v.unpaired_too = false;
+      v.p_values = sim.permutation ? VerdictOptions::PValues::permutation : VerdictOptions::PValues::bootstrap;
+      v.all_pairs = false;
       const VerdictTables t = pair_verdicts(run, v);
       sequential_look(plan, look, {t.against_reference[0].p_value}, {t.against_reference[0].speedup}, state);
     }

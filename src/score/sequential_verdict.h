@@ -4,8 +4,10 @@
 // 5% each look spends (a Bonferroni split over looks: valid under any dependence between them, as
 // the union bound needs nothing else). At each look the still undecided comparisons are judged by
 // Holm at that look's level; a comparison once decided stays decided, and only the undecided ones
-// get more studies. The expected pace's paired bootstrap (score/pair_verdicts.h) gives the
-// p-values. Torch-free.
+// get more studies. The p-values come from the paired permutation test over trial slots
+// (score/slot_bootstrap.h), exact under exchangeability; the paired bootstrap's, measured liberal
+// on a board's observed costs (6.6% against 5%: bench/sequential_power), give only the intervals.
+// Torch-free.
 //
 //   pacer::SequentialPlan plan;                       // looks at 3, 4, 5, 6 studies
 //   std::vector<std::string> state(2, "undecided");
@@ -44,10 +46,16 @@ int sequential_look(const SequentialPlan& plan, size_t look, const std::vector<d
 // per workload, log trial cost = log(base_cost) + slot effect (shared by the paired newcomer and
 // baseline, sd slot_sd) + own noise (sd noise_sd), capped at 2 (the pace's most); the newcomer's
 // costs are the baseline's / speedup. Each simulated newcomer runs the plan against one baseline.
+// With `empirical_costs` (per workload, a real cell's trial costs: bench/sequential_power reads
+// them from a board's scores.json), a trial's cost is instead drawn from its workload's observed
+// costs, the newcomer's and the baseline's independently (no pairing benefit assumed), the
+// newcomer's divided by the speedup.
 struct SequentialSimulation {
   int newcomers = 1000, workloads = 5, trials_per_study = 5, resamples = 1000;
   double speedup = 1.0, slot_sd = 0.5, noise_sd = 0.3, base_cost = 0.9;
   uint64_t seed = 1;
+  std::vector<std::vector<double>> empirical_costs;
+  bool permutation = true;  // p-values of the paired permutation test (as pacer board); false: the bootstrap's
 };
 struct SequentialSimulationResult {
   int newcomers = 0, declared_faster = 0, declared_slower = 0;

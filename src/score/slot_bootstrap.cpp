@@ -67,6 +67,34 @@ double log_pace_of(const SubmissionCells& cells, const std::vector<std::vector<s
 
 }  // namespace
 
+double slot_permutation_p_value(const ScoreResult& run, size_t a, size_t b, int permutations, uint64_t seed) {
+  const std::vector<WorkloadSlots> lists = slot_lists(run);
+  SubmissionCells ca = cells_of(run.submissions[a], run, lists), cb = cells_of(run.submissions[b], run, lists);
+  std::vector<std::vector<size_t>> identity(lists.size());
+  for (size_t w = 0; w < lists.size(); ++w)
+    for (size_t s = 0; s < lists[w].slots.size(); ++s) identity[w].push_back(s);
+  std::vector<double> scratch;
+  const double observed = std::abs(log_pace_of(cb, identity, scratch) - log_pace_of(ca, identity, scratch));
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution swap(0.5);
+  SubmissionCells pa = ca, pb = cb;
+  int at_least = 0;
+  for (int r = 0; r < permutations; ++r) {
+    for (size_t w = 0; w < lists.size(); ++w) {
+      for (size_t s = 0; s < lists[w].slots.size(); ++s) {
+        const double x = ca.costs[w][s], y = cb.costs[w][s];
+        const bool both = !std::isnan(x) && !std::isnan(y);
+        const bool flip = both && swap(rng);
+        pa.costs[w][s] = flip ? y : x;
+        pb.costs[w][s] = flip ? x : y;
+      }
+    }
+    const double permuted = std::abs(log_pace_of(pb, identity, scratch) - log_pace_of(pa, identity, scratch));
+    at_least += permuted >= observed - 1e-12 * std::max(1.0, observed) ? 1 : 0;
+  }
+  return (1.0 + at_least) / (permutations + 1.0);
+}
+
 std::vector<WorkloadSlots> slot_lists(const ScoreResult& run) {
   std::vector<WorkloadSlots> out;
   for (const auto& base : run.base_workloads) {

@@ -34,6 +34,14 @@ struct SlotBootstrap {
 
 SlotBootstrap slot_bootstrap(const ScoreResult& run, const SlotBootstrapOptions& options);
 
+// A paired permutation test of "a and b are exchangeable within each slot": each permutation swaps
+// the two submissions' trials of a slot with probability 1/2, independently per slot (a slot that
+// only one of them ran stays), and recomputes log expected pace(b) - log expected pace(a). The
+// two-sided p-value (1 + #{|permuted| >= |observed|}) / (permutations + 1) is exact under that
+// null at any sample size, which the bootstrap's is not (bench/sequential_power measures both).
+// a, b: indices into ScoreResult::submissions.
+double slot_permutation_p_value(const ScoreResult& run, size_t a, size_t b, int permutations, uint64_t seed);
+
 // Per scored workload, the slots any submission has trials in. Exposed for the tests.
 // A slot: (study, trial, occurrence); occurrence numbers the logs that share one study and trial
 // index within a cell (pacer run folders outside AlgoPerf's layout are all study 0, trial 0).

@@ -39,6 +39,7 @@ TrialLog trial_log(StudyStore& store, const StudyRecord& study, const TrialRecor
   log.trial = static_cast<int>(trial.index);
   log.source = path + ": " + study.name() + "/trial_" + std::to_string(trial.index);
   log.clock = clock;
+  log.from_store = true;
   if (trial.result) log.threads = trial.result->threads;
   if (trial.result) log.stopped_early = trial.result->status == TrialStatus::stopped;
   std::vector<EvalRecord> evals;

@@ -18,6 +18,7 @@ TimeAxis parse_time_axis(const std::string& name) {
 TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& target, TimeAxis axis, double time_budget) {
   if (!trial.problem.empty()) throw InputError(trial.problem);
   const std::string metric = target.column(), time = time_column(axis);
+  if (trial.from_store && (!trial.column(metric) || !trial.column(time))) return TrialTime{};  // never measured
   for (const std::string& name : {metric, time}) {
     if (!trial.column(name)) {
       throw InputError(trial.source + ":1: missing column '" + name + "' (workload " + trial.workload + ")");

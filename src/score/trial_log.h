@@ -25,6 +25,10 @@ struct TrialLog {
   // Racing stopped it before its target or budget (a store's status "stopped"): its pace cost is
   // an upper bound, which the expected pace's all-trials estimate notes in a warning.
   bool stopped_early = false;
+  // Read from a study store, where a column no eval recorded is a metric not measured (a trial that
+  // failed before its first eval has none): such a trial never reaches, where a log file without
+  // the column is malformed.
+  bool from_store = false;
   // Every column by name; empty cells and "nan" are NaN.
   std::map<std::string, std::vector<double>> columns;
   // Per column, the first cell that is not a number: "<file>:<line>: ..." (checked only for the

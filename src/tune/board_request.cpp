@@ -55,6 +55,9 @@ void choose_what_runs(const BoardRequest& request, BoardSetup& setup) {
 // the comparison is then unpaired.
 void pair_with_board(const BoardRequest& request, BoardSetup& setup) {
   BoardSpec& spec = setup.spec;
+  spec.seed = request.seed;
+  spec.sampler_seed = request.sampler_seed;
+  spec.paired = request.paired.value_or(false);
   if (!setup.against || !setup.against->pairing) return;
   const BoardSources::Pairing& board = *setup.against->pairing;
   const bool given = request.seed != 0 || request.sampler_seed != 0 || request.paired.has_value();
@@ -95,6 +98,19 @@ BoardSetup make_board_setup(const BoardRequest& request) {
     spec.names[spec.algorithms.front()] = request.name;
   }
   for (const auto& algorithm : spec.algorithms) setup.names.push_back(spec.name_of(algorithm));
+  if (setup.against) {
+    // Before any trial: a clash found when the outputs are scored would come after all of them ran.
+    const auto& theirs = setup.against->names;
+    for (const auto& n : setup.names)
+      if (std::find(theirs.begin(), theirs.end(), n) != theirs.end())
+        throw InputError("'" + n + "' is on the board given with --against too: give this run's algorithm another "
+                         "name (--name)");
+    const auto& ran = setup.against->workloads;
+    for (const auto& w : spec.workloads)
+      if (std::find(ran.begin(), ran.end(), w) == ran.end())
+        std::fprintf(stderr, "pacer: warning: the --against board never ran %s: there this run is ranked among its own "
+                             "algorithms only\n", w.c_str());
+  }
   spec.external_trial = spec.self_trial = request.trial;
   const std::optional<double> given = request.trial.budget_multiplier;
   spec.external_trial.budget_multiplier = given.value_or(default_budget_multiplier(Ruleset::external, *setup.rules));

@@ -307,7 +307,7 @@ std::string board_markdown(const std::vector<BoardPartScores>& parts, const Boar
     for (const auto& sub : s.submissions) {
       const auto by_steps = std::find_if(n.submissions.begin(), n.submissions.end(),
                                          [&](const SubmissionScore& x) { return x.name == sub.name; });
-      out << "| " << sub.rank << " | " << sub.name << " | " << format_double("%.4f", sub.score) << " | "
+      out << "| " << sub.rank << " | " << markdown_cell(sub.name) << " | " << format_double("%.4f", sub.score) << " | "
           << (by_steps != n.submissions.end() ? format_double("%.4f", by_steps->score) : "-") << " | "
           << (by_steps != n.submissions.end() ? std::to_string(by_steps->rank) : "-") << " |";
       if (!s.reference.empty()) out << " " << (sub.speedup ? format_double("%.3f", *sub.speedup) : "-") << " |";
@@ -332,7 +332,7 @@ std::string board_markdown(const std::vector<BoardPartScores>& parts, const Boar
     out << "\n";
     for (const auto& a : costs->algorithms) {
       const auto mean = costs->mean_ratio(a);
-      out << "| " << a << " | " << (mean ? format_double("%.2f", *mean) : "-") << " |";
+      out << "| " << markdown_cell(a) << " | " << (mean ? format_double("%.2f", *mean) : "-") << " |";
       for (const auto& w : costs->workloads) {
         const auto& by_workload = costs->cost.at(a);
         const auto it = by_workload.find(w);

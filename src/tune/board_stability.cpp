@@ -144,7 +144,7 @@ std::string verdicts_markdown(const PartStability& p, const BoardStabilityOption
       << "| group | algorithm | pace speedup | interval | P(faster) | AlgoPerf speedup | interval | P(faster) |\n"
       << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& v : p.verdicts) {
-    out << "| " << v.group << " | " << v.name << " | " << number(v.pace_speedup) << " | " << number(v.pace_low) << "-"
+    out << "| " << v.group << " | " << markdown_cell(v.name) << " | " << number(v.pace_speedup) << " | " << number(v.pace_low) << "-"
         << number(v.pace_high) << " | " << format_double("%.0f%%", 100 * v.pace_p_faster) << " | " << number(v.speedup)
         << " | " << number(v.speedup_low) << "-" << number(v.speedup_high) << " | "
         << format_double("%.0f%%", 100 * v.p_faster) << " |\n";
@@ -267,7 +267,7 @@ std::string board_stability_markdown(const BoardStability& stability) {
         << "| --- | --- | --- | --- | --- |\n";
     for (size_t i = 0; i < p.ranks.size(); ++i) {
       const auto& r = p.ranks[i];
-      out << "| " << r.rank << " | " << r.name << " | " << format_double("%.4f", r.score) << " | " << r.low << "-" << r.high
+      out << "| " << r.rank << " | " << markdown_cell(r.name) << " | " << format_double("%.4f", r.score) << " | " << r.low << "-" << r.high
           << " | ";
       if (i + 1 < p.ranks.size()) {
         out << format_double("%.0f%%", 100 * r.above_next) << (r.above_next >= stability.options.level ? "" : " (tie)");

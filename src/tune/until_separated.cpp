@@ -97,6 +97,7 @@ std::vector<PairVerdict> look_verdicts(const std::string& store, const BoardSetu
   VerdictOptions v;
   v.resamples = u.resamples;
   v.unpaired_too = false;
+  v.p_values = VerdictOptions::PValues::permutation;  // exact at any size (the bootstrap's measured liberal)
   const VerdictTables tables = pair_verdicts(run, v);
   std::vector<PairVerdict> out;
   for (const auto& opponent : u.opponents) {
@@ -143,6 +144,21 @@ UntilSeparatedResult run_until_separated(StudyStore& store, const BoardSetup& se
     r.looks = look + 1;
     if (undecided == 0) break;
   }
+  return r;
+}
+
+UntilSeparatedResult judge_newcomer(const std::string& store, const BoardSetup& setup, const UntilSeparated& u) {
+  UntilSeparatedResult r;
+  r.state.assign(u.opponents.size(), "undecided");
+  const std::vector<PairVerdict> verdicts = look_verdicts(store, setup, u);
+  std::vector<double> p, speedups;
+  for (const auto& v : verdicts) p.push_back(v.p_value), speedups.push_back(v.speedup);
+  const SequentialPlan once = sequential_plan(u.plan.studies.front(), u.plan.studies.front());
+  sequential_look(once, 0, p, speedups, r.state);
+  r.verdicts = verdicts;
+  for (size_t o = 0; o < r.verdicts.size(); ++o) r.verdicts[o].verdict = r.state[o];
+  r.studies.assign(u.opponents.size(), u.plan.studies.front());
+  r.looks = 1;
   return r;
 }
 

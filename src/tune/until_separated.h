@@ -54,6 +54,10 @@ UntilSeparatedResult run_until_separated(StudyStore& store, const BoardSetup& se
                                          const std::function<void(const BoardPlan&)>& run,
                                          const std::function<bool()>& stopped);
 
+// The same verdicts from what the store holds now, judged once at the familywise 5% (Holm over the
+// opponents): `pacer board -a NEW --against BOARD` without --until-separated. Writes nothing.
+UntilSeparatedResult judge_newcomer(const std::string& store, const BoardSetup& setup, const UntilSeparated& u);
+
 // "signum against nadamw: faster, expected-pace speedup 1.412x (95% 1.180-1.702), resolution
 // 1.201x, P(improvement) 71%, decided at look 2 of 4 (4 studies; alpha 0.0100)".
 std::vector<std::string> until_separated_lines(const UntilSeparatedResult& result, const UntilSeparated& u);
