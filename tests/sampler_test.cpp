@@ -288,6 +288,23 @@ TEST(SamplerTest, APairedBoardGivesEveryAlgorithmsStudyJTrialITheSameSeedAndPoin
     seeds.insert(std::get<0>(sgd));
   }
   EXPECT_EQ(seeds.size(), slots.size()) << "every slot its own seed, the rerun's other than the external run's";
+  // A study planned on its own in another store (a newcomer's extension of a board's algorithm:
+  // BoardSpec::first_study) draws the board's points and seeds for that study.
+  BoardSpec extension = setup.spec;
+  extension.algorithms = {"adamw"};
+  extension.reruns = 0;
+  extension.first_study["adamw"] = 2;
+  StudyStore other(dir + "/extension.db");
+  const BoardPlan extended = plan_board(other, extension);
+  ASSERT_EQ(extended.studies().size(), 1u);
+  EXPECT_EQ(extended.studies()[0].study_index, 2);
+  std::vector<std::string> on_board, alone;
+  for (const auto& study : plan.studies())
+    if (study.experiment == "adamw" && study.study_index == 2)
+      for (const auto& t : store.trials(study.id)) on_board.push_back(*t.hparams_json + std::to_string(t.seed));
+  for (const auto& t : other.trials(extended.studies()[0].id)) alone.push_back(*t.hparams_json + std::to_string(t.seed));
+  EXPECT_EQ(alone, on_board);
+  EXPECT_EQ(alone.size(), 3u);
   fs::remove_all(dir);
 }
 

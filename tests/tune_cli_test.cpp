@@ -2,6 +2,7 @@
 // resume without duplicates, kill -9 of one worker (alone, and beside a second worker), Ctrl-C,
 // self-tuning, and a malformed search space through the binary (exit 2, nothing written).
 #include <gtest/gtest.h>
+#include <set>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -456,6 +457,47 @@ TEST_F(BoardCliTest, MaxHoursStopsCleanlyAndTheSameCommandContinues) {
       EXPECT_EQ(t.attempts, 1) << "trial " << id << " ran twice";
     }
   }
+}
+
+// A newcomer against a small board until separated, with two worker processes: it takes the
+// board's studies and trials, its looks are announced, every opponent gets a verdict line, and an
+// opponent's extra study (when a comparison was undecided after the first look) runs in the
+// newcomer's store as that opponent's study 3, paired by seed with the newcomer's study 3.
+TEST_F(BoardCliTest, ANewcomerUntilSeparatedJudgesEachOpponentAtFixedLooks) {
+  std::ofstream(spaces_ + "/nadamw.json") << R"({"learning_rate": {"min": 0.001, "max": 0.03, "scaling": "log"}})";
+  const std::string common = " -w synthetic_regression --spaces '" + spaces_ + "' --max-steps 300 --eval-every 100 "
+                             "--ignore-targets --budget 1000 -q ";
+  auto r = pacer("board -a sgd,nadamw --rulesets external --reruns 0 --paired --no-race --studies 2 --trials 2 --workers 1"
+                 + common + "--store '" + store_ + "' --out '" + dir_ + "/board'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string mine = dir_ + "/newcomer.db";
+  r = pacer("board -a momentum --against '" + store_ + "' --until-separated --max-studies 3 --workers 2" + common +
+            "--store '" + mine + "' --out '" + dir_ + "/newcomer'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("looks at 2 studies (alpha 0.0167), 3 studies (alpha 0.0333)"), std::string::npos) << r.err;
+  for (const char* opponent : {"nadamw", "sgd"}) {
+    const std::string line = std::string("momentum against ") + opponent + ": ";
+    EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find(", at look "), std::string::npos) << r.out;
+  StudyStoreOptions open;
+  open.create = false;
+  StudyStore store(mine, open);
+  std::map<std::string, std::set<int>> studies;
+  std::map<std::pair<std::string, int>, std::set<uint64_t>> seeds;
+  for (const auto& study : store.studies()) {
+    studies[study.experiment].insert(study.study_index);
+    EXPECT_EQ(store.trials(study.id).size(), 2u) << "the board's trials per study";
+    for (const auto& t : store.trials(study.id)) seeds[{study.experiment, study.study_index}].insert(t.seed);
+  }
+  ASSERT_TRUE(studies.count("momentum"));
+  EXPECT_TRUE(studies["momentum"].count(1) && studies["momentum"].count(2));
+  for (const auto& [name, indices] : studies) {
+    if (name == "momentum") continue;
+    EXPECT_EQ(indices, (std::set<int>{3})) << name << ": only the study past the board's";
+    EXPECT_EQ((seeds[{name, 3}]), (seeds[{"momentum", 3}])) << "paired with the newcomer's study 3";
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/newcomer/board.md"));
 }
 
 TEST_F(BoardCliTest, BadInputExitsTwoNamingTheCulpritBeforeAnyStoreIsWritten) {
