@@ -61,47 +61,35 @@ std::vector<CurvePoint> curve_of(const TrialLog* trial, const ScoringTarget& tar
   return points;
 }
 
-// The pace over the scored workloads (a workload without logs costs the most), its ranks, and
-// the pace speedup against the reference.
-void add_paces(ScoreResult& result, std::map<std::string, size_t>& column, const std::string& reference) {
-  for (auto& sub : result.submissions) {
-    std::vector<double> costs;
-    for (const auto& base : result.base_workloads) {
-      const auto& cost = sub.workloads[column[base]].pace_cost;
-      costs.push_back(cost ? *cost : 1.0 + kPaceMaxGap);
-    }
-    sub.pace = costs.empty() ? 1.0 + kPaceMaxGap : geometric_mean(costs);
-  }
-  std::vector<double> paces;
-  for (const auto& sub : result.submissions) paces.push_back(sub.pace);
-  for (auto& sub : result.submissions) {
-    sub.pace_rank = 1 + static_cast<int>(std::count_if(paces.begin(), paces.end(), [&](double p) { return p < sub.pace; }));
-  }
-  if (reference.empty()) return;
-  for (const auto& ref : result.submissions) {
-    if (ref.name != reference) continue;
-    for (auto& sub : result.submissions) sub.pace_speedup = ref.pace / sub.pace;
-  }
-}
+// A pace-like score: the geometric mean over the scored workloads of a per-workload cost (a
+// workload without logs costs the most), its ranks (equal values share one), and its speedup
+// against the reference. The pace and the expected pace differ only in the cost they read.
+struct PaceLikeScore {
+  std::optional<double> WorkloadScore::*cost;
+  double SubmissionScore::*score;
+  int SubmissionScore::*rank;
+  std::optional<double> SubmissionScore::*speedup;
+};
 
-// The expected pace the same way: the geometric mean of the cells' expected best-of-k costs.
-void add_expected_paces(ScoreResult& result, std::map<std::string, size_t>& column, const std::string& reference) {
+void add_pace_like(ScoreResult& result, std::map<std::string, size_t>& column, const std::string& reference,
+                   const PaceLikeScore& m) {
   for (auto& sub : result.submissions) {
     std::vector<double> costs;
     for (const auto& base : result.base_workloads) {
-      const auto& cost = sub.workloads[column[base]].expected_pace_cost;
+      const auto& cost = sub.workloads[column[base]].*m.cost;
       costs.push_back(cost ? *cost : 1.0 + kPaceMaxGap);
     }
-    sub.expected_pace = costs.empty() ? 1.0 + kPaceMaxGap : geometric_mean(costs);
+    sub.*m.score = costs.empty() ? 1.0 + kPaceMaxGap : geometric_mean(costs);
   }
+  std::vector<double> values;
+  for (const auto& sub : result.submissions) values.push_back(sub.*m.score);
   for (auto& sub : result.submissions) {
-    sub.expected_pace_rank = 1 + static_cast<int>(std::count_if(result.submissions.begin(), result.submissions.end(),
-                                                                [&](const SubmissionScore& o) { return o.expected_pace < sub.expected_pace; }));
+    sub.*m.rank = 1 + static_cast<int>(std::count_if(values.begin(), values.end(), [&](double p) { return p < sub.*m.score; }));
   }
   if (reference.empty()) return;
   for (const auto& ref : result.submissions) {
     if (ref.name != reference) continue;
-    for (auto& sub : result.submissions) sub.expected_pace_speedup = ref.expected_pace / sub.expected_pace;
+    for (auto& sub : result.submissions) sub.*m.speedup = ref.*m.score / sub.*m.score;
   }
 }
 
@@ -397,8 +385,11 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
 
   apply_profile(compute_performance_profiles(input), result);
   if (!options.reference.empty()) add_speedups(submissions, options, column, max_step, result);
-  add_paces(result, column, options.reference);
-  add_expected_paces(result, column, options.reference);
+  add_pace_like(result, column, options.reference,
+                {&WorkloadScore::pace_cost, &SubmissionScore::pace, &SubmissionScore::pace_rank, &SubmissionScore::pace_speedup});
+  add_pace_like(result, column, options.reference,
+                {&WorkloadScore::expected_pace_cost, &SubmissionScore::expected_pace, &SubmissionScore::expected_pace_rank,
+                 &SubmissionScore::expected_pace_speedup});
   if (result.stopped_early_trials > 0) {
     result.warnings.push_back(std::to_string(result.stopped_early_trials) +
                               " trials were stopped by racing: their pace costs are upper bounds, which biases the "

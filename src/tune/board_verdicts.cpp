@@ -99,12 +99,19 @@ BoardVerdicts board_verdicts(const std::vector<BoardPartScores>& parts, const Bo
     const auto& subs = p.seconds->submissions;
     if (std::any_of(subs.begin(), subs.end(), [&](const SubmissionScore& s) { return s.name == options.reference; }))
       o.reference = options.reference;
-    v.parts.push_back({p.part.name, pair_verdicts(*p.seconds, o)});
+    VerdictOptions exact = o;
+    exact.p_values = VerdictOptions::PValues::permutation;
+    exact.unpaired_too = false;
+    v.parts.push_back({p.part.name, pair_verdicts(*p.seconds, o), pair_verdicts(*p.seconds, exact)});
     scored.push_back(&p);
   }
   for (size_t k = 1; k < v.parts.size(); ++k) {
     if (scored[0]->part.rerun != 0) break;  // no first external run to judge against
     v.judgements.push_back(judge(v.parts[0], *scored[0], v.parts[k], *scored[k], options));
+    const PartVerdicts first{v.parts[0].part, v.parts[0].permutation, {}}, other{v.parts[k].part, v.parts[k].permutation, {}};
+    BoardVerdictOptions no_interval = options;
+    no_interval.agreement_resamples = 0;  // the Spearman is the same; its interval is in the first table
+    v.permutation_judgements.push_back(judge(first, *scored[0], other, *scored[k], no_interval));
   }
   return v;
 }
@@ -140,22 +147,34 @@ std::string board_verdicts_markdown(const BoardVerdicts& v) {
     if (!std::isnan(t.median_paired_correlation))
       md << "; paired outcomes correlate at Spearman " << format_double("%.3f", t.median_paired_correlation) << " (median over pairs)";
     md << ".\n";
+    const VerdictTables& e = p.permutation;
+    md << "\nExploratory, not pre-registered: the same verdicts by the paired permutation test (exact; the bootstrap's "
+          "p-value was measured liberal, docs/leaderboard.md): against "
+       << (e.against_reference.empty() ? std::string("no reference") : e.options.reference) << " "
+       << e.reference_family.faster << " faster, " << e.reference_family.slower << " slower, "
+       << e.reference_family.not_separated << " not separated; all pairs " << e.pair_family.faster + e.pair_family.slower
+       << " separated, " << e.pair_family.not_separated << " not.\n";
   }
+  auto rows = [&](const std::vector<RunsJudgement>& judgements, const std::string& label) {
+    for (const auto& j : judgements) {
+      std::string holding;
+      for (const auto& h : j.holding) holding += (holding.empty() ? "" : ", ") + markdown_cell(h);
+      md << "| " << j.first << " / " << j.second << label << " | " << j.algorithms << " | "
+         << format_double("%.3f", j.spearman) << " | "
+         << (j.spearman_low != 0 || j.spearman_high != 0 ? format_double("%.3f", j.spearman_low) + "-" + format_double("%.3f", j.spearman_high) : "")
+         << " | " << j.reversed << " of " << j.pairs << " | " << share(j.same_in_second, j.separated_first) << " | "
+         << share(j.same_in_first, j.separated_second) << " | " << format_double("%.3f", j.resolution_first) << " / "
+         << format_double("%.3f", j.resolution_second) << " | " << j.holding.size()
+         << (holding.empty() ? "" : ": " + holding) << " |\n";
+    }
+  };
   if (!v.judgements.empty()) {
     md << "\n### The runs judged (docs/scoring.md, \"How the third board will be judged\")\n\n"
        << "| runs | algorithms | Spearman (expected pace) | 95% interval | reversed | separated in the first, same in the "
           "second | separated in the second, same in the first | median resolution vs the reference | verdicts vs the "
           "reference holding in both |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& j : v.judgements) {
-      std::string holding;
-      for (const auto& h : j.holding) holding += (holding.empty() ? "" : ", ") + markdown_cell(h);
-      md << "| " << j.first << " / " << j.second << " | " << j.algorithms << " | " << format_double("%.3f", j.spearman)
-         << " | " << format_double("%.3f", j.spearman_low) << "-" << format_double("%.3f", j.spearman_high) << " | "
-         << j.reversed << " of " << j.pairs << " | " << share(j.same_in_second, j.separated_first) << " | "
-         << share(j.same_in_first, j.separated_second) << " | " << format_double("%.3f", j.resolution_first) << " / "
-         << format_double("%.3f", j.resolution_second) << " | " << j.holding.size() << (holding.empty() ? "" : ": " + holding)
-         << " |\n";
-    }
+    rows(v.judgements, "");
+    rows(v.permutation_judgements, " (permutation test, exploratory)");
   }
   return md.str();
 }

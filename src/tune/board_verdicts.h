@@ -25,7 +25,8 @@ struct BoardVerdictOptions {
 
 struct PartVerdicts {
   std::string part;
-  VerdictTables tables;
+  VerdictTables tables;       // the pre-registered analysis: the bootstrap's p-values
+  VerdictTables permutation;  // exploratory: the same with the paired permutation test's p-values
 };
 
 struct RunsJudgement {
@@ -43,6 +44,7 @@ struct BoardVerdicts {
   BoardVerdictOptions options;
   std::vector<PartVerdicts> parts;            // external parts with finished trials
   std::vector<RunsJudgement> judgements;      // the external run against each rerun
+  std::vector<RunsJudgement> permutation_judgements;  // exploratory: by the permutation verdicts
 };
 
 BoardVerdicts board_verdicts(const std::vector<BoardPartScores>& parts, const BoardVerdictOptions& options);

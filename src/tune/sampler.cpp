@@ -25,6 +25,16 @@ Hyperparameters map_point(const SearchSpace& space, const std::vector<double>& u
 // A double in [0, 1) from 53 random bits.
 double unit_double(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
+// Seed 0: nothing. Another: value i shifted by a seeded offset of its stream streams[i], mod 1
+// (a Cranley-Patterson rotation).
+void rotate(std::vector<double>& unit, uint64_t seed, uint64_t rotation_stream, const std::vector<uint64_t>& streams) {
+  if (seed == 0) return;
+  for (size_t d = 0; d < unit.size(); ++d) {
+    unit[d] += unit_double(derive_seed(derive_seed(seed, rotation_stream), streams[d]));
+    if (unit[d] >= 1.0) unit[d] -= 1.0;
+  }
+}
+
 // Seed 0: the reference sequence itself. Another seed: the same sequence under a random shift
 // per dimension, modulo 1 (a Cranley-Patterson rotation): each point is uniform over the unit
 // cube, the set keeps its low discrepancy, and two seeds give two independent sets of points
@@ -36,13 +46,10 @@ class HaltonSampler : public Sampler {
   std::vector<Hyperparameters> sample(const SearchSpace& space, int64_t position, int64_t count) const override {
     require_dict(space, name());
     std::vector<Hyperparameters> out;
+    std::vector<uint64_t> dims(space.dimensions.size());
+    for (size_t d = 0; d < dims.size(); ++d) dims[d] = d;
     for (auto unit : halton_unit_points(static_cast<int>(space.dimensions.size()), position, count)) {
-      if (seed_ != 0) {
-        for (size_t d = 0; d < unit.size(); ++d) {
-          unit[d] += unit_double(derive_seed(derive_seed(seed_, kRotationStream), d));
-          if (unit[d] >= 1.0) unit[d] -= 1.0;
-        }
-      }
+      rotate(unit, seed_, kRotationStream, dims);
       out.push_back(map_point(space, unit));
     }
     return out;
@@ -64,14 +71,10 @@ class PairedHaltonSampler : public Sampler {
   std::vector<Hyperparameters> sample(const SearchSpace& space, int64_t position, int64_t count) const override {
     require_dict(space, name());
     const std::vector<int> coordinates = paired_coordinates(space);
+    const std::vector<uint64_t> streams(coordinates.begin(), coordinates.end());
     std::vector<Hyperparameters> out;
     for (auto unit : halton_coordinate_points(coordinates, position, count)) {
-      if (seed_ != 0) {
-        for (size_t d = 0; d < unit.size(); ++d) {
-          unit[d] += unit_double(derive_seed(derive_seed(seed_, kRotationStream), static_cast<uint64_t>(coordinates[d])));
-          if (unit[d] >= 1.0) unit[d] -= 1.0;
-        }
-      }
+      rotate(unit, seed_, kRotationStream, streams);
       out.push_back(map_point(space, unit));
     }
     return out;
