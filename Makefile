@@ -1,14 +1,36 @@
 # The two commands of the README. Both install what they need first (scripts/setup.sh is idempotent).
+# TORCH=debian (the default): Debian's LibTorch 1.13 and python3-torch, in build/.
+# TORCH=pip: PyPI's torch $(TORCH_PIP) (its CUDA build; it runs on the CPU where no GPU is present),
+# pinned in scripts/torch-pip/, in the project-local .venv/torch-$(TORCH_PIP), in build-torch$(TORCH_PIP)/:
+#   make test TORCH=pip
+TORCH ?= debian
+TORCH_PIP ?= 2.15.0
+ifeq ($(TORCH),debian)
 BUILD ?= build
+TORCH_SETUP :=
+TORCH_CMAKE :=
+else ifeq ($(TORCH),pip)
+BUILD ?= build-torch$(TORCH_PIP)
+TORCH_VENV := $(CURDIR)/.venv/torch-$(TORCH_PIP)
+TORCH_SETUP := ./scripts/setup_torch_pip.sh $(TORCH_PIP)
+# The wheel's CMake config and the environment's Python (the bridge embeds it with this torch).
+# nvcc: the CUDA build's config asks for the CUDA toolkit.
+TORCH_CMAKE = -DCMAKE_PREFIX_PATH="$$($(TORCH_VENV)/bin/python -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
+  -DPython3_EXECUTABLE=$(TORCH_VENV)/bin/python
+export CUDACXX ?= $(or $(shell command -v nvcc),/usr/local/cuda/bin/nvcc)
+else
+$(error TORCH=$(TORCH): say TORCH=debian (Debian's LibTorch 1.13, the default) or TORCH=pip (PyPI's torch $(TORCH_PIP)))
+endif
 JOBS ?= $(shell nproc)
 
 .PHONY: setup configure build build-cli run test bench clean fuzz sanitize check
 
 setup:
 	./scripts/setup.sh
+	$(TORCH_SETUP)
 
 configure: setup
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(TORCH_CMAKE)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch Python peers of four Pacer workloads, for bench/workload_step_time.sh: the same model
+"""PyTorch Python peers of five Pacer workloads, for bench/workload_step_time.sh: the same model
 and training loop as `pacer run -w WORKLOAD -a nadamw`, written in PyTorch with its fastest stock
 optimizer path, timed per step.
 
@@ -17,6 +17,7 @@ corpus) by index_select inside its submission clock, so pacer's time includes th
 The models mirror the C++ ones exactly (same layer sizes, parameters registered in the same order
 under the same names, same ops and the same default initializations, which LibTorch and PyTorch
 share):
+  fmnist_mlp     src/models/mlp.cpp (784-128-128-10, ReLU), batch 256, input [N,1,28,28] flattened
   fmnist_resnet  src/models/resnet.cpp (ResNetOptions defaults), batch 128, input [N,1,28,28]
   fmnist_vit     src/models/vision_transformer.cpp + transformer_block.cpp, batch 128, [N,1,28,28]
   fmnist_recon   src/models/unet.cpp (UNetOptions defaults), batch 32, [N,1,28,28] -> [N,1,28,28],
@@ -115,6 +116,18 @@ def conv3(in_c, out_c, kernel, stride):
 
 def batch_norm(c, momentum=0.1):
     return nn.BatchNorm2d(c, eps=1e-5, momentum=momentum)
+
+
+class MLP(nn.Module):
+    """mlp.cpp with fmnist_mlp's options: 784-128-128-10, ReLU, the image flattened."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2, self.out = nn.Linear(784, 128), nn.Linear(128, 128), nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = F.relu(self.fc1(x.reshape(x.shape[0], -1)))
+        return self.out(F.relu(self.fc2(x)))
 
 
 class ResNet(nn.Module):
@@ -388,6 +401,9 @@ def lm_batch(n, gen):
 #    out 64*64*64=262144, up and down 2 x 64*64*256=2097152 -> 3670016, x2; head 64*64*256=1048576
 #    -> 8388608.
 WORKLOADS = {
+    # mlp MACs/example: 784*128 + 128*128 + 128*10 = 118016; params 100480 + 16512 + 1290 = 118282.
+    "fmnist_mlp": dict(model=MLP, batch=images_batch, loss=classification_loss, batch_size=256,
+                       step_hint=2000, params=118282, macs_per_example=118016, first_layer="fc1"),
     "fmnist_resnet": dict(model=ResNet, batch=images_batch, loss=classification_loss, batch_size=128,
                           step_hint=1000, params=77754, macs_per_example=2552000, first_layer="stem"),
     "fmnist_vit": dict(model=VisionTransformer, batch=images_batch, loss=classification_loss, batch_size=128,

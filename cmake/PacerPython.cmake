@@ -27,12 +27,17 @@ endif()
 set(PACER_PYTHON_BRIDGE_BUILT OFF)
 if(PACER_PYTHON)
   find_package(Python3 COMPONENTS Interpreter Development.Embed)
-  find_package(pybind11 CONFIG QUIET)
   find_library(PACER_TORCH_PYTHON_LIBRARY torch_python HINTS "${TORCH_INSTALL_PREFIX}/lib")
-  # pybind11: Debian's package, or else the copy a pip `torch` ships in its include folder (the
-  # one torch._C itself was built with).
+  # pybind11: the copy a pip `torch` ships in its include folder (the one torch._C itself was
+  # built with; Debian's pybind11-dev, seen by any build here, is another version), else Debian's.
+  set(pacer_torch_pybind11 OFF)
+  if(NOT TORCH_INSTALL_PREFIX STREQUAL "/usr" AND EXISTS "${TORCH_INSTALL_PREFIX}/include/pybind11/embed.h")
+    set(pacer_torch_pybind11 ON)
+  else()
+    find_package(pybind11 CONFIG QUIET)
+  endif()
   set(PACER_PYBIND11_EMBED pybind11::embed)
-  if(NOT pybind11_FOUND AND Python3_Development.Embed_FOUND AND EXISTS "${TORCH_INSTALL_PREFIX}/include/pybind11/embed.h")
+  if((pacer_torch_pybind11 OR NOT pybind11_FOUND) AND Python3_Development.Embed_FOUND AND EXISTS "${TORCH_INSTALL_PREFIX}/include/pybind11/embed.h")
     add_library(pacer_pybind11_embed INTERFACE)
     target_include_directories(pacer_pybind11_embed INTERFACE "${TORCH_INSTALL_PREFIX}/include")
     target_link_libraries(pacer_pybind11_embed INTERFACE Python3::Python)

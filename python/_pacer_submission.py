@@ -10,6 +10,7 @@ import collections
 import importlib.util
 import inspect
 import io
+import operator
 import os
 import re
 import sys
@@ -46,8 +47,25 @@ def describe_exception(exc, tb, path, function):
                  "see docs/python_submissions.md)")
     text += missing_hyperparameters(exc, path)
     tail = "".join(traceback.format_list(frames[-3:]) + traceback.format_exception_only(type(exc), exc))
-    return f"{path}: {function}{where}: {text}\n  traceback (last lines):\n    " + \
-        "\n    ".join(tail.rstrip().splitlines())
+    return printable(f"{path}: {function}{where}: {clipped(text)}\n  traceback (last lines):\n    " +
+                     "\n    ".join(clipped(tail).rstrip().splitlines()))
+
+
+# What a submission's exception may put into messages, trial.json and the store: at most this many
+# characters of its text (a 16 MiB message went whole into all three).
+MESSAGE_LIMIT = 4000
+
+
+def clipped(text):
+    if len(text) <= MESSAGE_LIMIT:
+        return text
+    return text[:MESSAGE_LIMIT] + f" ... [{len(text) - MESSAGE_LIMIT} more characters cut]"
+
+
+def printable(text):
+    """Text that converts to UTF-8: a lone surrogate (from a bytes-decoding error, or put there)
+    made pybind11 fail with 'Unable to cast Python instance to C++ type' instead of the message."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # `hyperparameters.NAME` in a submission's source: the names it reads (AlgoPerf's argument name).
@@ -257,10 +275,22 @@ def check_batch(value, function):
     if not isinstance(value, dict) or "inputs" not in value or "targets" not in value:
         raise SubmissionFailure(
             f"{function} returned {type(value).__name__}; expected a batch dict with 'inputs' and 'targets'")
+    # An empty batch made a NaN loss, which the trial reported as "diverged".
+    for key in ("inputs", "targets"):
+        part = value[key]
+        if isinstance(part, torch.Tensor) and (part.dim() == 0 or part.shape[0] == 0):
+            raise SubmissionFailure(f"{function} returned a batch whose '{key}' holds no examples "
+                                    f"(shape {tuple(part.shape)})")
     return value
 
 
 def check_batch_size(value, workload_name):
+    # Any integer type (numpy.int64 from a computed size) through __index__; not bool, not float.
+    if not isinstance(value, bool) and not isinstance(value, int) and hasattr(type(value), "__index__"):
+        try:
+            value = operator.index(value)
+        except TypeError:
+            pass
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SubmissionFailure(f"get_batch_size('{workload_name}') returned {value!r}; expected a positive int")
     return value

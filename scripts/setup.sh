@@ -14,6 +14,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist fortunes  # fortunes: the English corpus of fortunes_lm
   python3 python3-torch python3-numpy
+  python3-venv  # make test TORCH=pip: the pip torch's environment (scripts/setup_torch_pip.sh)
   python3-dev pybind11-dev  # the Python bridge: AlgoPerf submissions in Python (docs/python_submissions.md)
   python3-absl  # AlgoPerf's own submissions import absl.logging
   chromium  # headless check of `pacer report` HTML (tests/report_test.cpp)

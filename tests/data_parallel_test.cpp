@@ -19,8 +19,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "core/error.h"
@@ -90,9 +94,60 @@ TEST(DistributedRank, CombinesLikeTheReference) {
   }
 }
 
+// The sockets this process listens on (/proc/net/tcp and tcp6 rows in state LISTEN whose inode
+// is one of this process's descriptors), each as the kernel prints its local address.
+std::vector<std::string> listening_addresses() {
+  std::set<std::string> inodes;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::vector<std::string> out;
+  for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream row(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      row >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state == "0A" && inodes.count(inode)) out.push_back(local);
+    }
+  }
+  return out;
+}
+
+// 127.0.0.0/8 (tcp: a little-endian word, "0100007F:PORT"), ::1 and ::ffff:127.x.x.x (tcp6).
+bool is_loopback_address(const std::string& local) {
+  const std::string host = local.substr(0, local.find(':'));
+  if (host.size() == 8) return host.substr(6, 2) == "7F";
+  return host == "00000000000000000000000001000000" ||
+         (host.rfind("0000000000000000FFFF0000", 0) == 0 && host.substr(30, 2) == "7F");
+}
+
+// One rank of DataParallelTest.AOneNodeLaunchListensOnLoopbackOnly (PACER_TEST_LISTEN set).
+TEST(DistributedRank, ListensOnLoopbackOnly) {
+  if (!std::getenv("PACER_TEST_LISTEN")) GTEST_SKIP() << "a rank of AOneNodeLaunchListensOnLoopbackOnly, started by it";
+  const DistEnvironment env = DistEnvironment::from_environment();
+  C10dCommunicator comm(env, {"gloo", std::chrono::seconds(30)});
+  comm.barrier();  // every rank's sockets are up
+  for (const std::string& local : listening_addresses()) {
+    EXPECT_TRUE(is_loopback_address(local)) << "rank " << env.rank << " listens on " << local;
+  }
+  comm.barrier();  // none exits while another still looks
+}
+
 class DataParallelTest : public testing::CliFixture {};
 
+// A build against a pip LibTorch has no Gloo backend (docs/development.md, "Gloo only with its own
+// headers"): the tests of processes over Gloo skip there, saying so.
+#define PACER_SKIP_WITHOUT_GLOO()                                                              \
+  if (!C10dCommunicator::gloo_available())                                                    \
+  GTEST_SKIP() << "built without c10d's Gloo backend (a LibTorch that ships no Gloo headers)"
+
 TEST_F(DataParallelTest, GlooCombinersEqualTheInProcessReference) {
+  PACER_SKIP_WITHOUT_GLOO();
   for (const char* combine : {"adasum", "mean"}) {
     for (int world : {2, 3, 4}) {
       const int port = free_port();
@@ -129,7 +184,20 @@ std::map<std::string, std::vector<double>> read_evals(const std::string& path) {
   return columns;
 }
 
+// Round 5, item 14: c10d's TCP store bound every interface ([::], 0.0.0.0) even with master
+// address 127.0.0.1. A one-node launch now meets through a file; Gloo's device stays on loopback.
+TEST_F(DataParallelTest, AOneNodeLaunchListensOnLoopbackOnly) {
+  PACER_SKIP_WITHOUT_GLOO();
+  const std::string exe = "/proc/" + std::to_string(getpid()) + "/exe";
+  const auto launched = pacer("launch -n 2 -- env PACER_TEST_LISTEN=1 '" + std::filesystem::read_symlink(exe).string() +
+                              "' --gtest_filter=DistributedRank.ListensOnLoopbackOnly");
+  EXPECT_EQ(launched.code, 0) << launched.out << launched.err;
+  EXPECT_EQ(launched.out.find("listens on"), std::string::npos) << launched.out;
+  EXPECT_NE(launched.out.find("[  PASSED  ] 1 test"), std::string::npos) << launched.out;
+}
+
 TEST_F(DataParallelTest, ProcessesEqualVirtualWorkers) {
+  PACER_SKIP_WITHOUT_GLOO();
   struct Case {
     int workers;
     std::string combine;
@@ -160,6 +228,7 @@ TEST_F(DataParallelTest, ProcessesEqualVirtualWorkers) {
 }
 
 TEST_F(DataParallelTest, AKilledRankMakesTheOthersFailWithinTheTimeout) {
+  PACER_SKIP_WITHOUT_GLOO();
   const int world = 3, port = free_port();
   std::vector<pid_t> pids;
   for (int r = 0; r < world; ++r) {
@@ -189,6 +258,7 @@ TEST_F(DataParallelTest, AKilledRankMakesTheOthersFailWithinTheTimeout) {
 // Ctrl-C at `pacer launch`: forwarded to every rank, which stop together after the current step;
 // rank 0 writes what was measured; everything exits 130.
 TEST_F(DataParallelTest, LaunchForwardsCtrlCAndTheRanksStopTogether) {
+  PACER_SKIP_WITHOUT_GLOO();
   const pid_t launch = start("'" + std::string(PACER_BINARY) + "' launch -n 2 -- '" + PACER_BINARY +
                                  "' run -w synthetic_regression -a sgd --set learning_rate=0.05 --batch-size 48 "
                                  "--max-steps 100000000 --eval-every 200 --budget 100000 --ignore-targets --threads 1 "
@@ -215,6 +285,7 @@ TEST_F(DataParallelTest, LaunchForwardsCtrlCAndTheRanksStopTogether) {
 // Two nodes simulated on one machine: one `pacer launch` per node with torchrun's flags; together
 // they train as one 2-rank job (equal to 2 virtual workers), and --log-dir keeps each rank's output.
 TEST_F(DataParallelTest, TwoLaunchesWithTorchrunFlagsFormOneJob) {
+  PACER_SKIP_WITHOUT_GLOO();
   const int port = free_port();
   const std::string run = "run -w synthetic_regression -a momentum --batch-size 48 --max-steps 40 --eval-every 20 "
                           "--budget 1000 --threads 1 -q --set learning_rate=0.01 --combine mean";

@@ -272,6 +272,53 @@ TEST(FolderLock, ASecondWriterIsRefusedUntilTheFirstLetsGo) {
   std::filesystem::remove_all(tmpl);
 }
 
+// Round 5, item 15: the light pacer reads --hparams to check the command, then hands it on to
+// pacer-train; from a pipe, pacer-train found it empty ("malformed JSON ... unexpected end of input").
+TEST_F(HardeningCliTest, HparamsFromAPipeReachTheTrainingProgram) {
+  for (const std::string form : {" --hparams /dev/stdin", " --hparams=/dev/stdin"}) {
+    const std::string out = dir_ + "/piped", err = dir_ + "/piped.err";
+    std::filesystem::remove_all(out);
+    const std::string command = "printf '{\"learning_rate\": 0.0123}' | '" + std::string(PACER_BINARY) + "' run" +
+                                quick_ + form + " --out '" + out + "' >/dev/null 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << form << ": " << pacer::testing::read_file(err);
+    EXPECT_NE(pacer::testing::read_file(out + "/hparams.json").find("0.0123"), std::string::npos) << form;
+  }
+}
+
+// Round 5, items 8 and 17: a FIFO given as a store blocked in SQLite's open for good (`pacer serve
+// fifo.db` hung silently, and every /api request of a served store replaced by one); a folder was
+// "disk I/O error". Only a regular file is opened.
+TEST_F(HardeningCliTest, AFifoOrAFolderAsAStoreIsNamedNotOpened) {
+  const std::string fifo = dir_ + "/fifo.db", folder = dir_ + "/folder.db";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_directories(folder);
+  for (const std::string command : {"study list", "study upgrade", "serve --port 0"}) {
+    const auto r = pacer(command + " '" + fifo + "'");
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("fifo.db: a FIFO (named pipe), not a study store"), std::string::npos) << command << "\n" << r.err;
+    const auto f = pacer(command + " '" + folder + "'");
+    EXPECT_EQ(f.code, 2) << command << "\n" << f.err;
+    EXPECT_NE(f.err.find("folder.db: a folder, not a study store"), std::string::npos) << command << "\n" << f.err;
+  }
+}
+
+// Round 5, item 17: `run ... -- --out x` said "not expected: x --out".
+TEST_F(HardeningCliTest, ArgumentsAfterADoubleDashAreExplained) {
+  expect_input_error("run" + quick_ + " -- --out x", "'pacer run' takes nothing after '--' (only 'pacer launch' runs a "
+                                                     "command given there); not expected: --out x");
+}
+
+// Round 5, item 13: a step hint of 0 or below was silently the workload's.
+TEST_F(HardeningCliTest, ANonPositiveStepHintIsRefused) {
+  for (const char* hint : {"0", "-5"}) {
+    expect_input_error(std::string("targets -w synthetic_regression --step-hint ") + hint + " --store '" + dir_ +
+                           "/t.db'",
+                       std::string("--step-hint: must be positive (got ") + hint + ")");
+  }
+}
+
 // Input that used to be silently changed, clamped or ignored: refused naming it, or warned.
 TEST_F(HardeningCliTest, SilentlyChangedInputIsRefusedOrWarned) {
   expect_input_error("run" + quick_ + " --seed 18446744073709551616", "more than 18446744073709551615");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -254,7 +255,14 @@ TEST_F(PluginTest, PluginsBuiltAgainstAnotherSdkLibTorchOrLayoutAreRefusedNaming
   EXPECT_NE(r.err.find("LibTorch 0.0.1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(std::string("LibTorch ") + TORCH_VERSION), std::string::npos) << r.err;
   // The same versions, but the SDK's types laid out differently (compiled with -fpack-struct=4):
-  // caught by the layout fingerprint, with no ABI bump needed.
+  // caught by the layout fingerprint, with no ABI bump needed. LibTorch 2.15's c10 headers refuse
+  // that flag with a static assertion (an 8-byte atomic aligned to 4): there, no plugin can be laid
+  // out so, and tests/CMakeLists.txt builds none.
+  if (std::string(LAYOUT_PLUGIN).empty()) {
+    std::printf("note: LibTorch %s's headers do not compile with -fpack-struct=4: no layout plugin to refuse\n",
+                TORCH_VERSION);
+    return;
+  }
   r = pacer(std::string("run -w synthetic_regression --max-steps 1 -q -a '") + LAYOUT_PLUGIN + "'");
   EXPECT_EQ(r.code, 2);
   char host[17];

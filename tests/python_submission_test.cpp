@@ -176,6 +176,38 @@ TEST_F(PythonSubmissionTest, ErrorsInTheFileNameTheFileTheFunctionAndTheLine) {
       << r.err;
 }
 
+// Round 5, item 17: a numpy.int64 batch size was refused; a lone surrogate in an exception's text
+// gave pybind11's "Unable to cast Python instance to C++ type"; a 16 MiB message went whole into
+// trial.json, stderr and the store; an empty batch was reported as "diverged".
+TEST_F(PythonSubmissionTest, AwkwardReturnsAndMessagesAreAcceptedOrNamed) {
+  const auto run_case = [&](int c) {
+    const std::string out = dir_ + "/awkward" + std::to_string(c), err = out + ".err";
+    const std::string command = "AWKWARD_CASE=" + std::to_string(c) + " '" + std::string(PACER_BINARY) + "' run -a '" +
+                                data("awkward.py") + "' -w fmnist_mlp --set learning_rate=0.05 --max-steps 3 "
+                                "--eval-every 3 --ignore-targets -q --out '" + out + "' >/dev/null 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    testing::CliResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = testing::read_file(err);
+    r.out = testing::read_file(out + "/trial.json");
+    return r;
+  };
+  const auto numpy_size = run_case(1);
+  EXPECT_EQ(numpy_size.code, 0) << numpy_size.err;
+  const auto surrogate = run_case(2);
+  EXPECT_NE(surrogate.err.find("ValueError: bad byte \\udcff here"), std::string::npos) << surrogate.err;
+  EXPECT_EQ(surrogate.err.find("Unable to cast"), std::string::npos) << surrogate.err;
+  const auto huge = run_case(3);
+  EXPECT_NE(huge.err.find("more characters cut"), std::string::npos) << huge.err.substr(0, 2000);
+  EXPECT_LT(huge.err.size(), 64u * 1024) << "stderr holds the whole 16 MiB message";
+  EXPECT_LT(huge.out.size(), 64u * 1024) << "trial.json holds the whole 16 MiB message";
+  const auto empty = run_case(4);
+  EXPECT_NE(empty.err.find("data_selection returned a batch whose 'inputs' holds no examples"), std::string::npos)
+      << empty.err;
+  EXPECT_NE(empty.out.find("\"diverged\": false"), std::string::npos) << empty.out;
+  EXPECT_EQ(empty.out.find("\"stop_reason\": \"diverged\""), std::string::npos) << empty.out;
+}
+
 TEST_F(PythonSubmissionTest, AStudyRecordsAFailingTrialAndGoesOn) {
   // sgd.py raises at step 3 for learning rates above 0.1; its own search space spans 0.01-0.5.
   const std::string store = dir_ + "/t.db";

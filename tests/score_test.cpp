@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "support/cli_runner.h"
 #include "score/eval_csv.h"
+#include "score/log_checks.h"
 #include "score/log_tree_source.h"
 #include "score/pace.h"
 #include "score/performance_profile.h"
@@ -456,6 +457,105 @@ TEST(EvalCsv, MalformedFilesNameFileAndLine) {
   pacer::parse_eval_csv("score,validation/loss\n1,0.5\n", "m.csv", no_metric);
   no_metric.source = "m.csv";
   EXPECT_THROW(pacer::trial_time_to_target(no_metric, target_max(0.8), pacer::TimeAxis::seconds), pacer::InputError);
+}
+
+// ---- impossible and ambiguous times (hardening round 5, item 11) ---------------------------
+
+std::string score_error(std::vector<TrialLog> logs, const std::string& targets_path) {
+  pacer::ScoreOptions options;
+  options.targets_file = targets_path;
+  try {
+    pacer::score_trials(logs, {"s"}, options);
+  } catch (const pacer::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(LogChecks, ANegativeOrInfiniteTimeOrStepIsRefusedNamingItsLine) {
+  const std::string path = testing::TempDir() + "/checks_targets.json";
+  std::ofstream(path) << R"({"w": {"metric": "accuracy", "validation_target": 0.8, "budget": 100}})";
+  // A negative time at an eval that does not reach: the pace would have interpolated through it.
+  TrialLog negative = trial({0.5, 0.9}, {-3, 2});
+  EXPECT_FALSE(pacer::check_log_times(negative));
+  EXPECT_NE(negative.problem.find("trial_0/eval_measurements.csv:2: 'score' is -3: not a submission time"),
+            std::string::npos) << negative.problem;
+  EXPECT_EQ(pacer::trial_pace_cost(negative, target_max(0.8), pacer::TimeAxis::seconds, 100, 0.01),
+            1.0 + pacer::kPaceMaxGap);
+  EXPECT_NE(score_error({trial({0.5, 0.9}, {-3, 2})}, path).find(":2: 'score' is -3"), std::string::npos);
+  // An infinite time ended the budget's cut there and dropped the later evals that reach.
+  EXPECT_NE(score_error({trial({0.5, 0.6, 0.9}, {1, kInf, 3})}, path).find(":3: 'score' is inf"), std::string::npos);
+  TrialLog steps = trial({0.5, 0.9}, {1, 2});
+  (*steps.columns.find("global_step")).second[1] = -kInf;
+  pacer::check_log_times(steps);
+  EXPECT_NE(steps.problem.find(":3: 'global_step' is -inf: not a step count"), std::string::npos) << steps.problem;
+  // --lenient: a trial that does not reach, with the culprit in a warning.
+  pacer::ScoreOptions lenient;
+  lenient.targets_file = path;
+  lenient.lenient = true;
+  const pacer::ScoreResult r = pacer::score_trials({trial({0.5, 0.9}, {-3, 2})}, {"s"}, lenient);
+  EXPECT_FALSE(r.submissions[0].workloads[0].time.has_value() && std::isfinite(*r.submissions[0].workloads[0].time));
+  bool named = false;
+  for (const auto& w : r.warnings) named |= w.find("'score' is -3") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+TEST(LogChecks, ATargetReachedAtTimeZeroIsRefusedAndNeverCutsOthersToZero) {
+  const std::string path = testing::TempDir() + "/checks_zero_targets.json";
+  std::ofstream(path) << R"({"w": {"metric": "accuracy", "validation_target": 0.8, "budget": 100}})";
+  EXPECT_NE(score_error({trial({0.9}, {0})}, path).find("reached at 'score' 0, before any training"),
+            std::string::npos);
+  // Under --lenient it counts as not reaching: the other submission's real time keeps its score.
+  TrialLog zero = trial({0.9}, {0}), real = trial({0.9}, {10});
+  zero.submission = "zero";
+  real.submission = "real";
+  pacer::ScoreOptions lenient;
+  lenient.targets_file = path;
+  lenient.lenient = true;
+  const pacer::ScoreResult r = pacer::score_trials({zero, real}, {"zero", "real"}, lenient);
+  for (const auto& sub : r.submissions) {
+    if (sub.name == "real") {
+      EXPECT_DOUBLE_EQ(sub.score, 1.0);
+      EXPECT_NEAR(sub.pace, 0.1, 1e-12);
+    } else {
+      EXPECT_DOUBLE_EQ(sub.score, 0.0);
+      EXPECT_GT(sub.pace, 1.0);
+    }
+  }
+}
+
+TEST(LogChecks, RowsOutOfOrderAndRepeatedEvalsAreScoredInFileOrderWithAWarning) {
+  const std::string path = testing::TempDir() + "/checks_order_targets.json";
+  std::ofstream(path) << R"({"w": {"metric": "accuracy", "validation_target": 0.8, "budget": 100}})";
+  // Time goes back at line 4 (a resumed run's evals logged again): AlgoPerf takes the first row
+  // in file order that reaches, here 30 s, and says nothing; Pacer does the same and warns.
+  TrialLog resumed = trial({0.5, 0.85, 0.9}, {10, 30, 20});
+  const auto warning = pacer::check_log_times(resumed);
+  ASSERT_TRUE(warning);
+  EXPECT_TRUE(resumed.problem.empty());
+  EXPECT_NE(warning->find("eval_measurements.csv:4: 'score' 20 after 30 at line 3"), std::string::npos) << *warning;
+  EXPECT_NE(warning->find("scored in file order"), std::string::npos) << *warning;
+  pacer::ScoreOptions options;
+  options.targets_file = path;
+  const pacer::ScoreResult r = pacer::score_trials({trial({0.5, 0.85, 0.9}, {10, 30, 20})}, {"s"}, options);
+  EXPECT_DOUBLE_EQ(*r.submissions[0].workloads[0].time, 30.0);
+  bool warned = false;
+  for (const auto& w : r.warnings) warned |= w.find("'score' 20 after 30") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // One eval logged twice with other metrics: the first that reaches counts, with a warning.
+  TrialLog twice = trial({0.5, 0.9}, {10, 10});
+  twice.columns["global_step"] = {100, 100};
+  const auto repeated = pacer::check_log_times(twice);
+  ASSERT_TRUE(repeated);
+  EXPECT_NE(repeated->find(":3: step 100 at 10 s again (first at line 2) with other metrics"), std::string::npos)
+      << *repeated;
+  // The same eval logged twice alike, and rows in order: nothing to say.
+  TrialLog alike = trial({0.5, 0.5}, {10, 10});
+  alike.columns["global_step"] = {100, 100};
+  EXPECT_FALSE(pacer::check_log_times(alike));
+  TrialLog ordered = trial({0.5, 0.9}, {1, 2});
+  EXPECT_FALSE(pacer::check_log_times(ordered));
+  EXPECT_TRUE(ordered.problem.empty());
 }
 
 TEST(EvalCsv, NothingInvalidCountsAsAMeasurement) {

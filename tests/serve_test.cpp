@@ -4,6 +4,7 @@
 // updates while another process writes, oversized and malformed requests, Ctrl-C) and its pages
 // in headless Chromium.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -367,6 +368,24 @@ TEST_F(DashboardTest, AStoreDeletedOrDamagedWhileServedIsAnErrorPageAndComesBack
   fs::remove(store_);
   fs::rename(kept, store_);
   EXPECT_EQ(get(d, "/api/overview").status, 200);
+}
+
+// Round 5, item 9: a store copied onto the served one in place (same inode) was served as the old
+// one for ever, while `study list` of the path showed the new one.
+TEST_F(DashboardTest, AStoreCopiedOntoTheServedOneInPlaceIsServedAsTheNewOne) {
+  Dashboard d(store_, eager());
+  ASSERT_EQ(json::parse(get(d, "/api/overview").body)["progress"]["done"], 6);
+  const std::string other = dir_ + "/other.db";
+  { StudyStore empty(other); }
+  struct stat before {};
+  ASSERT_EQ(::stat(store_.c_str(), &before), 0);
+  fs::copy_file(other, store_, fs::copy_options::overwrite_existing);
+  struct stat after {};
+  ASSERT_EQ(::stat(store_.c_str(), &after), 0);
+  ASSERT_EQ(before.st_ino, after.st_ino) << "the copy replaced the file instead of writing onto it";
+  const HttpReply reply = get(d, "/api/overview");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(json::parse(reply.body)["progress"]["total"], 0) << reply.body;
 }
 
 TEST_F(DashboardTest, ReadersOnManyThreadsWhileAWorkerWrites) {

@@ -397,6 +397,42 @@ TEST_P(StudyStoreTest, RefusesAStoreFromANewerSchema) {
   }
 }
 
+// Round 5, item 13: a store at the latest version without its studies table was "already, nothing
+// to upgrade"; now opening it (to upgrade, read or write) names the missing table.
+TEST_P(StudyStoreTest, AStoreWithoutItsStudiesTableIsRefusedNamingIt) {
+  { StudyStore store(path_); }
+  // PostgreSQL: the trials' foreign key depends on it.
+  if (!edit_by_hand(GetParam() == "postgresql" ? "DROP TABLE studies CASCADE" : "DROP TABLE studies")) {
+    GTEST_SKIP() << "sqlite3 shell not installed";
+  }
+  for (bool read_only : {false, true}) {
+    try {
+      StudyStoreOptions options;
+      options.read_only = read_only;
+      StudyStore store(path_, options);
+      FAIL() << "expected an InputError (read_only " << read_only << ")";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("a damaged pacer study store: its table 'studies' is missing"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Round 5, item 13: a study whose trial settings are not JSON was read as a wall-clock study.
+TEST_P(StudyStoreTest, StudySettingsThatAreNotJsonAreNamedNotReadAsTheWallClock) {
+  StudyStore store(path_);
+  auto studies = store.ensure_studies({definition(1, 1)}, factory());
+  if (!edit_by_hand("UPDATE studies SET trial_spec = 'not json'")) GTEST_SKIP() << "sqlite3 shell not installed";
+  try {
+    StoreSource({path_}).trials();
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("its stored trial settings are not a JSON object"), std::string::npos)
+        << e.what();
+  }
+}
+
 // An eval row whose metrics are not a JSON object (a store edited or damaged by hand): reading it
 // is an InputError naming the row, and scoring counts that trial as not reaching, with the reason.
 TEST_P(StudyStoreTest, ADamagedEvalRowIsNamedAndScoringCountsItsTrialAsMissing) {

@@ -221,6 +221,26 @@ TEST_F(TuneCliTest, ExternalStudyCompletesShowsResultsAndResumesWithoutDuplicate
   EXPECT_NE(r.out.find("sgd"), std::string::npos) << r.out;
 }
 
+// Round 5, item 17: `pacer tune -a sgd` without --space said a space was needed although
+// spaces/sgd.json ships; from the repository's folder it now takes that one, saying so.
+TEST_F(TuneCliTest, WithoutASpaceTheShippedOneIsTakenWithAWarning) {
+  const std::string command = "cd '" + std::string(PACER_SOURCE_DIR) + "' && '" + std::string(PACER_BINARY) +
+                              "' tune -w synthetic_regression -a sgd --studies 1 --trials 1 --max-steps 20 "
+                              "--eval-every 20 --ignore-targets --threads 1 -q --store '" + store_ + "' 2>'" + dir_ +
+                              "/shipped.err' >/dev/null";
+  const int status = std::system(command.c_str());
+  const std::string err = testing::read_file(dir_ + "/shipped.err");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+  EXPECT_NE(err.find("no --space given: tuning over spaces/sgd.json, the search space shipped for sgd"),
+            std::string::npos) << err;
+  // Elsewhere, with no such file, the message says what to give.
+  const auto r = pacer("tune -w synthetic_regression -a sgd --studies 1 --trials 1 --max-steps 20 --store '" + dir_ +
+                       "/other.db'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("external tuning needs a search space (--space FILE, e.g. spaces/sgd.json)"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(TuneCliTest, KillNineMidTrialThenTheSameCommandCompletesEveryTrialOnce) {
   const pid_t worker = start(tune_args(), "w1");
   const Snapshot before = wait_until([](const Snapshot& s) { return s.complete >= 1 && s.running_with_evals >= 1; });

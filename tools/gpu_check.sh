@@ -5,8 +5,10 @@
 #   device tool: run  command="tools/gpu_check.sh"  carry=[".devcarry"]  timeout_s=600
 #
 # Phases, each logged and timed, each item skipped (and said so) when the time left is short:
-#   1. build `pacer` against the machine's pip LibTorch (CMAKE_PREFIX_PATH: its torch, .devcarry/prefix;
-#      no PostgreSQL, no serve); on failure the compiler's errors go to build_errors.txt
+#   1. build `pacer` against the machine's pip LibTorch with `make test TORCH=pip`'s recipe
+#      (CMAKE_PREFIX_PATH: its torch's cmake_prefix_path, then .devcarry/prefix; Python3_EXECUTABLE:
+#      that torch's Python; no PostgreSQL, no serve: the device cannot install them); on failure the
+#      compiler's errors go to build_errors.txt
 #   2-4. what must work, PARALLEL commands at a time on the one GPU (nothing here is timed): every
 #      board workload with NAdamW for STEPS steps, every built-in algorithm for ALGO_STEPS steps on
 #      fmnist_mlp, `pacer check` (deterministic kernels) for nadamw and sgd
@@ -64,7 +66,8 @@ else
   TORCH_DIR=$("$PY" -c "import torch; print(torch.utils.cmake_prefix_path)")
   log "build: configure against $TORCH_DIR"
   if cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
-       -DCMAKE_PREFIX_PATH="$TORCH_DIR;$PWD/.devcarry/prefix" -DPACER_WITH_POSTGRES=OFF -DPACER_WITH_SERVE=OFF \
+       -DCMAKE_PREFIX_PATH="$TORCH_DIR;$PWD/.devcarry/prefix" -DPython3_EXECUTABLE="$PY" \
+       -DPACER_WITH_POSTGRES=OFF -DPACER_WITH_SERVE=OFF \
        -DPACER_BUILD_TESTS=OFF -DPACER_BUILD_BENCH=OFF > "$OUT/configure.log" 2>&1 &&
      timeout $((BUDGET - 90)) cmake --build build-gpu -j "$JOBS" --target pacer_cli -- -k 0 > "$OUT/build.log" 2>&1; then
     record build ok $((SECONDS - start))

@@ -79,6 +79,16 @@ std::string parse_error_message(const CLI::ParseError& e, const Commands& comman
   std::string message = std::regex_replace(e.what(), std::regex("[0-9]{20,}\\.[0-9]+"), "1.8e308");
   message = std::regex_replace(message, std::regex("At Most 1 required but received ([0-9]+)"),
                                "given $1 times; give it once");
+  // `pacer run ... -- --out x`: CLI11 lists what follows `--`, reversed ("not expected: x --out").
+  if (message.find("were not expected") != std::string::npos) {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) != "--") continue;
+      std::string rest;
+      for (int j = i + 1; j < argc; ++j) rest += std::string(rest.empty() ? "" : " ") + argv[j];
+      return std::string("'pacer ") + argv[1] + "' takes nothing after '--' (only 'pacer launch' runs a command " +
+             "given there); not expected: " + (rest.empty() ? "'--'" : rest) + " (give options before '--')";
+    }
+  }
   // `pacer study frob STORE`: CLI11 says only that a subcommand is required.
   if (message.find("A subcommand is required") != std::string::npos && argc > 2 && argv[2][0] != '-') {
     for (const auto& [command, action] : commands) {

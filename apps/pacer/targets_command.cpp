@@ -72,7 +72,7 @@ Action add_targets_command(CLI::App& app, int (*train)(TargetsArgs&)) {
   app.add_option("--reruns", a->options.reruns, "Seeds the best point is re-run with")->capture_default_str();
   app.add_option("--step-fraction", a->options.step_fraction, "Steps per run as a fraction of the step hint")
       ->capture_default_str();
-  app.add_option("--step-hint", a->options.step_hint, "Step hint (default: the workload's)");
+  app.add_option("--step-hint", a->options.step_hint, "Step hint (default: the workload's)")->check(positive_number());
   app.add_option("--eval-every", a->options.eval_every, "Eval every N steps (default: steps per run / 20)");
   app.add_option("--budget-factor", a->options.budget_factor,
                  "Budget = this x the median time the re-runs need to reach the validation target")

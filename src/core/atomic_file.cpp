@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/read_once_inputs.h"
 
 namespace pacer {
 namespace {
@@ -127,10 +128,17 @@ int remove_stale_temporary_files(const std::string& dir) {
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(path + " is a folder, not a file");
+  // A pipe read a second time is empty: the first read's bytes are kept for a second reader.
+  const bool once = is_read_once(path);
+  if (once) {
+    const auto kept = read_once_inputs();
+    if (auto it = kept.find(path); it != kept.end()) return it->second;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream out;
   out << in.rdbuf();
+  if (once) keep_read_once_input(path, out.str());
   return out.str();
 }
 

@@ -3,10 +3,11 @@
 #include <c10/util/Exception.h>
 // A pip wheel's LibTorch has Gloo inside but ships none of Gloo's headers, which
 // ProcessGroupGloo.hpp includes: there, Pacer is built without the Gloo backend (NCCL remains).
-#if __has_include(<gloo/algorithm.h>)
-#define PACER_HAS_C10D_GLOO 1
+// PACER_HAS_C10D_GLOO comes from CMake, which checks that the headers are this LibTorch's own.
+#ifdef PACER_HAS_C10D_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #endif
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -109,15 +110,22 @@ C10dCommunicator::C10dCommunicator(const DistEnvironment& env, const C10dOptions
   const std::string where = "rank " + std::to_string(rank_) + "/" + std::to_string(size_) + ": ";
   c10::intrusive_ptr<c10d::Store> store;
   try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<std::uint16_t>(env.master_port);
-    store_options.isServer = env.rank == 0;
-    store_options.numWorkers = static_cast<size_t>(env.world_size);
-    store_options.timeout = options.timeout;
-    store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+    if (!env.rendezvous_file.empty()) {  // one node (pacer launch): nothing listens on the network
+      store = c10::make_intrusive<c10d::FileStore>(env.rendezvous_file, env.world_size);
+      store->setTimeout(options.timeout);
+    } else {
+      c10d::TCPStoreOptions store_options;
+      store_options.port = static_cast<std::uint16_t>(env.master_port);
+      store_options.isServer = env.rank == 0;
+      store_options.numWorkers = static_cast<size_t>(env.world_size);
+      store_options.timeout = options.timeout;
+      store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+    }
   } catch (const std::exception& e) {
-    throw Error(where + "rendezvous at " + env.master_addr + ":" + std::to_string(env.master_port) +
-                " failed: " + message_of(e));
+    const std::string at = env.rendezvous_file.empty()
+                               ? env.master_addr + ":" + std::to_string(env.master_port)
+                               : env.rendezvous_file;
+    throw Error(where + "rendezvous at " + at + " failed: " + message_of(e));
   }
   try {
     if (options.backend == "gloo") {

@@ -71,6 +71,10 @@ DistEnvironment DistEnvironment::from_lookup(const std::function<const char*(con
     env.master_addr = addr;
   }
   if (const char* port = getenv("MASTER_PORT")) env.master_port = parse_int("MASTER_PORT", port, 1, 65535);
+  if (const char* file = getenv("PACER_RENDEZVOUS_FILE")) {
+    if (!*file) throw InputError("environment variable PACER_RENDEZVOUS_FILE is empty");
+    env.rendezvous_file = file;
+  }
   return env;
 }
 

@@ -22,6 +22,9 @@ struct DistEnvironment {
   int local_world_size = 1;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  // PACER_RENDEZVOUS_FILE (set by a one-node `pacer launch`): the ranks meet through this file
+  // (c10d's FileStore) instead of a TCP store, which would listen on every interface.
+  std::string rendezvous_file;
   std::string source = "none";  // "torchrun", "openmpi", "slurm" or "none"
 
   // InputError naming the variable for malformed or inconsistent values.

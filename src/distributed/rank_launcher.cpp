@@ -1,9 +1,15 @@
 #include "distributed/rank_launcher.h"
 
+#include <stdlib.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
 
 #include "core/error.h"
 #include "core/process_supervisor.h"
@@ -47,8 +53,34 @@ void report_supervisor_event(const SupervisorEvent& e, double grace, std::FILE* 
   }
 }
 
+// A one-node launch's rendezvous file, in a private folder removed when the ranks are done. Its
+// ranks meet through it (c10d's FileStore), so nothing listens beyond the loopback device: a TCP
+// store's server binds every interface, whatever MASTER_ADDR says.
+class RendezvousFolder {
+ public:
+  RendezvousFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/pacer-rendezvous-XXXXXX";
+    if (!::mkdtemp(pattern.data())) {
+      throw Error("launch: cannot make a rendezvous folder " + pattern + ": " + std::strerror(errno));
+    }
+    folder_ = pattern;
+  }
+  ~RendezvousFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(folder_, ec);
+  }
+  RendezvousFolder(const RendezvousFolder&) = delete;
+  RendezvousFolder& operator=(const RendezvousFolder&) = delete;
+  std::string file() const { return folder_ + "/store"; }
+
+ private:
+  std::string folder_;
+};
+
 // This node's ranks under one supervisor; returns the exit status.
-int supervise_ranks(const LaunchRequest& r, const std::string& master_addr, int port) {
+int supervise_ranks(const LaunchRequest& r, const std::string& master_addr, int port,
+                    const std::string& rendezvous_file) {
   std::map<std::string, std::ofstream> logs = open_rank_logs(r);
   ProcessSupervisorOptions options;
   options.grace_sec = r.grace_sec;
@@ -69,7 +101,7 @@ int supervise_ranks(const LaunchRequest& r, const std::string& master_addr, int 
   for (int local = 0; local < r.layout.processes; ++local) {
     ChildProcessOptions child;
     child.argv = r.command;
-    child.environment = rank_environment(r.layout, local, master_addr, port);
+    child.environment = rank_environment(r.layout, local, master_addr, port, rendezvous_file);
     child.label = "rank " + std::to_string(r.layout.rank_of(local));  // output lines: "[rank r] ..."
     try {
       supervisor.spawn(child);
@@ -126,7 +158,11 @@ int launch_ranks(const LaunchRequest& r) {
   } else {
     std::fprintf(r.messages, "pacer launch: %d processes, rendezvous %s:%d\n", l.processes, addr.c_str(), port);
   }
-  return supervise_ranks(r, addr, port);
+  if (l.nnodes == 1) {
+    const RendezvousFolder folder;
+    return supervise_ranks(r, addr, port, folder.file());
+  }
+  return supervise_ranks(r, addr, port, "");
 }
 
 }  // namespace pacer

@@ -149,14 +149,16 @@ bool wait_for_rendezvous(const std::string& host, int port, double timeout_sec, 
 }
 
 std::vector<std::string> rank_environment(const LaunchLayout& layout, int local_rank, const std::string& master_addr,
-                                          int master_port) {
-  return {"RANK=" + std::to_string(layout.rank_of(local_rank)),
-          "WORLD_SIZE=" + std::to_string(layout.nnodes * layout.processes),
-          "LOCAL_RANK=" + std::to_string(local_rank),
-          "LOCAL_WORLD_SIZE=" + std::to_string(layout.processes),
-          "GROUP_RANK=" + std::to_string(layout.node_rank),
-          "MASTER_ADDR=" + master_addr,
-          "MASTER_PORT=" + std::to_string(master_port)};
+                                          int master_port, const std::string& rendezvous_file) {
+  std::vector<std::string> env = {"RANK=" + std::to_string(layout.rank_of(local_rank)),
+                                  "WORLD_SIZE=" + std::to_string(layout.nnodes * layout.processes),
+                                  "LOCAL_RANK=" + std::to_string(local_rank),
+                                  "LOCAL_WORLD_SIZE=" + std::to_string(layout.processes),
+                                  "GROUP_RANK=" + std::to_string(layout.node_rank),
+                                  "MASTER_ADDR=" + master_addr,
+                                  "MASTER_PORT=" + std::to_string(master_port)};
+  if (!rendezvous_file.empty()) env.push_back("PACER_RENDEZVOUS_FILE=" + rendezvous_file);
+  return env;
 }
 
 }  // namespace pacer

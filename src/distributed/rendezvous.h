@@ -51,8 +51,9 @@ struct LaunchLayout {
 };
 
 // torchrun's variables for a rank: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
-// MASTER_ADDR, MASTER_PORT (what DistEnvironment reads back), as NAME=VALUE.
+// MASTER_ADDR, MASTER_PORT (what DistEnvironment reads back), as NAME=VALUE; and
+// PACER_RENDEZVOUS_FILE when `rendezvous_file` is given (a one-node launch).
 std::vector<std::string> rank_environment(const LaunchLayout& layout, int local_rank, const std::string& master_addr,
-                                          int master_port);
+                                          int master_port, const std::string& rendezvous_file = "");
 
 }  // namespace pacer

@@ -44,6 +44,8 @@ double trial_pace_cost(const TrialLog& trial, const ScoringTarget& target, TimeA
     const double v = (*values)[i], t = (*times)[i];
     if (!std::isfinite(v) || !std::isfinite(t) || t < 0) continue;
     if (target.reached(v)) {
+      // Reached at time 0: no run (trial_time_to_target refuses it; --lenient counts it as never).
+      if (t == 0) return kWorst;
       double crossing = t;
       if (std::isfinite(last_time) && v != last_value) {
         crossing = last_time + (t - last_time) * (target.validation_target - last_value) / (v - last_value);

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "score/expected_pace.h"
+#include "score/log_checks.h"
 #include "score/pace.h"
 #include "score/performance_profile.h"
 #include "score/speedup.h"
@@ -158,6 +159,23 @@ std::vector<TrialLog> keep_scored_workloads(const std::vector<TrialLog>& all_tri
                               " (the reference scorer skips them too)");
   }
   return trials;
+}
+
+// Impossible times make a trial malformed (refused, or not reaching under --lenient); ambiguous
+// rows are scored as AlgoPerf does, with one warning per submission naming its first such log.
+void check_times(std::vector<TrialLog>& trials, ScoreResult& result) {
+  std::map<std::string, std::pair<int, std::string>> ambiguous;  // submission -> (logs, first warning)
+  for (auto& t : trials) {
+    if (auto warning = check_log_times(t)) {
+      auto& entry = ambiguous[t.submission];
+      if (entry.first++ == 0) entry.second = *warning;
+    }
+  }
+  for (const auto& [name, entry] : ambiguous) {
+    result.warnings.push_back(entry.second + (entry.first > 1 ? " (and " + std::to_string(entry.first - 1) +
+                                                                    " more trial logs of '" + name + "')"
+                                                              : ""));
+  }
 }
 
 // One clock for every trial: a second of CPU time and a second of wall time are not the same
@@ -339,7 +357,8 @@ ScoreResult score_trials(const std::vector<TrialLog>& all_trials, const std::vec
   if (!options.targets_file.empty()) table.override_from_file(options.targets_file);
   for (const auto& w : table.warnings()) result.warnings.push_back(w);
 
-  const std::vector<TrialLog> trials = keep_scored_workloads(all_trials, table, result);
+  std::vector<TrialLog> trials = keep_scored_workloads(all_trials, table, result);
+  check_times(trials, result);
   require_one_clock(trials, result);
   std::map<std::string, size_t> column = lay_out_columns(trials, table, options, result);
 

@@ -22,7 +22,12 @@ namespace {
 std::string clock_of(const std::string& trial_spec, const std::string& where) {
   check_json_input(trial_spec, where);
   const auto j = nlohmann::json::parse(trial_spec, nullptr, false);
-  if (!j.is_object() || !j.contains("clock")) return "wall";
+  // Unreadable settings say nothing of the clock: guessing "wall" made score blame "different clocks".
+  if (j.is_discarded() || !j.is_object()) {
+    throw InputError(where + ": its stored trial settings are not a JSON object (a damaged store?): cannot tell "
+                             "which clock timed its trials");
+  }
+  if (!j.contains("clock")) return "wall";
   if (!j["clock"].is_string() || (j["clock"] != "wall" && j["clock"] != "cpu")) {
     throw InputError(where + ": stored clock " + j["clock"].dump() + " is neither wall nor cpu");
   }

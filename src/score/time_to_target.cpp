@@ -42,6 +42,10 @@ TrialTime trial_time_to_target(const TrialLog& trial, const ScoringTarget& targe
       throw InputError(trial.source + ":" + std::to_string(i + 2) + ": '" + time + "' is " +
                        std::to_string(times[i]) + " at the eval reaching the target: not a time or step count");
     }
+    if (times[i] == 0) {  // AlgoPerf evaluates after the first step: a time of 0 is no training at all
+      throw InputError(trial.source + ":" + std::to_string(i + 2) + ": the target is reached at '" + time +
+                       "' 0, before any training: not a log of a run (it would make every other time 0 in comparison)");
+    }
     out.eval_index = i;
     out.time = times[i];
     break;

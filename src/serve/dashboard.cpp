@@ -263,7 +263,11 @@ struct Dashboard::Impl {
       if (store && !postgres) {
         const auto id = identity_of(location);
         if (!id) throw StoreUnavailable(printable + " no longer exists (deleted or moved); the page reads it again when it is back");
-        if (!id->same_file(opened) || (private_copy && !id->same_contents(opened))) forget();  // replaced or rewritten
+        // Replaced (another inode), rewritten (a private copy's file), or another store copied onto
+        // this file in place (its size or modification time: a WAL store's own writes change only
+        // its -wal file until a checkpoint, which then costs one reopen).
+        const bool copied_onto = id->size != opened.size || id->modified_ns != opened.modified_ns;
+        if (!id->same_file(opened) || copied_onto || (private_copy && !id->same_contents(opened))) forget();
       }
       if (!store) open();
       const StoreActivity now = store->activity();

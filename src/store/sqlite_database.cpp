@@ -1,5 +1,6 @@
 #include "store/sqlite_database.h"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <cstdio>
@@ -130,10 +131,24 @@ std::string file_uri(const std::string& path) {
   return uri;
 }
 
+// Only a regular file (or nothing yet, to create) is a store: SQLite's open of a FIFO blocks for
+// a writer that never comes (it hung `pacer serve` for good), and a folder gave "disk I/O error".
+void require_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;  // missing: create or say so later
+  const char* what = S_ISDIR(st.st_mode)    ? "a folder"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                  : "not a regular file";
+  throw InputError(path + ": " + what + ", not a study store (a SQLite file)");
+}
+
 }  // namespace
 
 SqliteDatabase::SqliteDatabase(const std::string& path, bool create, int busy_timeout_ms, bool read_only)
     : path_(path), busy_timeout_ms_(busy_timeout_ms) {
+  require_regular_file(path);
   read_only_media_ = !create && on_read_only_file_system(path);
   const int flags = read_only_media_ ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
                     : read_only      ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX

@@ -114,6 +114,19 @@ void refuse_newer(StoreDatabase& db, int64_t version, int64_t latest) {
                    ", newer than this pacer understands (" + std::to_string(latest) + ")");
 }
 
+// A store at the latest version whose tables are not all there (dropped by hand, a damaged copy)
+// is refused by name: reads found nothing and `study upgrade` reported success.
+void require_tables(StoreDatabase& db) {
+  for (const char* table : {"studies", "sequences", "trials", "evals"}) {
+    try {
+      db.run(std::string("SELECT 1 FROM ") + table + " LIMIT 0");
+    } catch (const std::exception& e) {
+      throw InputError(db.location() + ": a damaged pacer study store: its table '" + table +
+                       "' is missing or unreadable (" + e.what() + ")");
+    }
+  }
+}
+
 }  // namespace
 
 int64_t latest_store_schema() { return static_cast<int64_t>(kMigrations.size()); }
@@ -122,7 +135,10 @@ int64_t migrate_store(StoreDatabase& db, bool read_only) {
   const auto latest = static_cast<int64_t>(kMigrations.size());
   if (read_only) {
     const int64_t version = db.schema_version();
-    if (version == latest) return version;
+    if (version == latest) {
+      require_tables(db);
+      return version;
+    }
     refuse_newer(db, version, latest);
     if (version == 0) throw InputError(db.location() + ": not a pacer study store (no Pacer schema)");
     db.continue_on_private_copy();
@@ -138,6 +154,7 @@ int64_t migrate_store(StoreDatabase& db, bool read_only) {
     }
     for (int64_t v = version; v < latest; ++v) run_script(db, kMigrations[static_cast<size_t>(v)]);
     if (version != latest) db.set_schema_version(latest);
+    require_tables(db);
   });
   return found;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -47,11 +48,23 @@ TunePlan plan_tune(const TuneRequest& request) {
     plan.space_file = plugin->search_space;
     plan.space_from_submission = true;
   }
+  // As `pacer board` does (its --spaces spaces): the search space the repository ships for the
+  // algorithm, said in a warning, rather than refusing for want of --space.
+  std::string shipped_note;
+  if (plan.space_file.empty() && plan.ruleset == Ruleset::external) {
+    const std::string shipped = "spaces/" + plan.algorithm + ".json";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(shipped, ec)) {
+      plan.space_file = shipped;
+      shipped_note = "no --space given: tuning over " + shipped + ", the search space shipped for " + plan.algorithm;
+    }
+  }
   std::optional<SearchSpace> space;
   if (!plan.space_file.empty()) {
     space = SearchSpace::from_json_file(plan.space_file);
     plan.warnings = space->warnings;
   }
+  if (!shipped_note.empty()) plan.warnings.insert(plan.warnings.begin(), shipped_note);
   if (!request.scientific.empty()) plan.scientific = parse_scientific(request.scientific);
 
   SweepSpec base;
