@@ -24,7 +24,9 @@ import sys
 FENCE = re.compile(r"^\s*(```+|~~~+)")
 LIST_ITEM = re.compile(r"^\s{0,3}([-*+]|\d+[.)])\s")
 SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
-PACER = re.compile(r"^(?:\S*/)?pacer$")
+# A path to pacer, not NAME=path/pacer: that is a value another program's flag takes
+# (bench/torch_versions.py --pacer 2.15=build-torch2.15.0/pacer); P=build/pacer is ASSIGN's.
+PACER = re.compile(r"^(?:[^\s=]*/)?pacer$")
 ASSIGN = re.compile(r"^([A-Za-z_]\w*)=[\"']?((?:\S*/)?pacer)[\"']?;?$")
 WORD = re.compile(r"^[a-z][a-z0-9_-]*(\|[a-z][a-z0-9_-]*)*$")
 LONG = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9_-]*$")
