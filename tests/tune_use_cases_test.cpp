@@ -164,12 +164,18 @@ TEST_F(TuneRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
       {[](TuneRequest& r) { r.space_file = "/no/such/space.json"; }, "/no/such/space.json"},
       {[](TuneRequest& r) { r.scientific = "activation=relu"; }, "activation"},
   };
+  // Without --space a request falls back on spaces/<algorithm>.json relative to the working
+  // directory (tune_cli_test covers that); from a folder without one, "--space" must be asked for,
+  // whichever directory the suite is started in (CI's sanitizer stage starts it at the root).
+  const std::filesystem::path started_in = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
   for (size_t i = 0; i < cases.size(); ++i) {
     TuneRequest r = sgd_request();
     cases[i].change(r);
     const std::string message = input_error_of([&] { plan_tune(r); });
     EXPECT_NE(message.find(cases[i].fragment), std::string::npos) << "case " << i << ": " << message;
   }
+  std::filesystem::current_path(started_in);
   // Malformed spaces (search_space_test has every case of the reader): the file and the key named.
   const std::vector<std::pair<std::string, std::string>> spaces = {
       {R"({"learning_rate": {"min": 0.5, "max": 0.1, "scaling": "log"}})", "learning_rate"},
