@@ -23,6 +23,8 @@ from algoperf import spec
 REQUIRED = ("init_optimizer_state", "update_params", "get_batch_size", "data_selection")
 OPTIONAL = ("prepare_for_eval",)
 PROVIDED = ("algoperf", "algoperf.spec", "algoperf.pytorch_utils", "algoperf.random_utils")
+# AlgoPerf's package before v0.6, the same modules (python/algorithmic_efficiency).
+PACKAGES = ("algoperf", "algorithmic_efficiency")
 
 
 class SubmissionFailure(Exception):
@@ -41,10 +43,10 @@ def describe_exception(exc, tb, path, function):
     elif mine:
         where = f", line {mine[-1].lineno} (in {mine[-1].name})"
     text = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.split(".")[0] == "algoperf" \
-            and exc.name not in PROVIDED:
-        text += (f" (Pacer's algoperf shim provides {', '.join(PROVIDED)}; "
-                 "see docs/python_submissions.md)")
+    if isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.split(".")[0] in PACKAGES \
+            and exc.name.replace("algorithmic_efficiency", "algoperf", 1) not in PROVIDED:
+        text += (f" (Pacer's algoperf shim provides {', '.join(PROVIDED)}, also under the name "
+                 "algorithmic_efficiency; see docs/python_submissions.md)")
     text += missing_hyperparameters(exc, path)
     tail = "".join(traceback.format_list(frames[-3:]) + traceback.format_exception_only(type(exc), exc))
     return printable(f"{path}: {function}{where}: {clipped(text)}\n  traceback (last lines):\n    " +
@@ -101,11 +103,37 @@ def short_description(exc):
     return f"{type(exc).__name__}: {exc}"
 
 
+# The folders under which AlgoPerf's repositories keep submissions. AlgoPerf's runner starts at a
+# repository's root, so a submission there may import by its package path from that root
+# (`from submissions.self_tuning.muon.muon import ...`).
+SUBMISSION_FOLDERS = ("submissions", "algorithms", "reference_algorithms", "prize_qualification_baselines",
+                      "previous_leaderboards")
+
+
+def repository_roots(folder):
+    """The folders above `folder` that hold one of SUBMISSION_FOLDERS on its way, nearest first."""
+    roots = []
+    here = os.path.abspath(folder)
+    while True:
+        parent = os.path.dirname(here)
+        if parent == here:
+            return roots
+        if os.path.basename(here) in SUBMISSION_FOLDERS and parent not in roots:
+            roots.append(parent)
+        here = parent
+
+
 def load(path, folder):
     """Imports the submission file; returns (module, names of the API functions it lacks of the
     optional ones). SubmissionFailure for a file that cannot be imported or lacks a function."""
     if folder and folder not in sys.path:
-        sys.path.insert(0, folder)  # a submission may import modules beside it
+        sys.path.insert(0, folder)  # a submission may import modules beside it, and its sub-packages
+    # Then, after its own folder, the roots of a repository laid out as AlgoPerf's, nearest first.
+    at = sys.path.index(folder) + 1 if folder in sys.path else 0
+    for root in repository_roots(folder or os.path.dirname(path)):
+        if root not in sys.path:
+            sys.path.insert(at, root)
+            at += 1
     spec_ = importlib.util.spec_from_file_location("submission", path)
     if spec_ is None or spec_.loader is None:
         raise SubmissionFailure(f"{path}: not a Python file Python can load")

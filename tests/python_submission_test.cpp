@@ -230,8 +230,9 @@ TEST_F(PythonSubmissionTest, AStudyRecordsAFailingTrialAndGoesOn) {
 
 // Untrusted code fails its trial alone: in `pacer tune` each trial of a Python submission runs in
 // a process of its own (tune/contained_trial.h), so a submission that segfaults, exits without a
-// result, or never returns from a step (and ignores Ctrl-C) fails that trial with the reason,
-// and the study goes on to its next trial; a process it forks does not outlive its trial.
+// result (with any status, 2 included), or never returns from a step (and ignores Ctrl-C) fails
+// that trial with the reason, and the study goes on to its next trial; a process it forks does
+// not outlive its trial.
 TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone) {
   struct Case {
     std::string how, reason;
@@ -240,6 +241,8 @@ TEST_F(PythonSubmissionTest, ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlon
   };
   const std::vector<Case> cases = {{"segfault", "failed [its process died: signal 11", 2, 2},
                                    {"exit", "failed [its process exited (status 0) before recording a result]", 2, 2},
+                                   // Exit 2 is bad input only when pacer's main says so: this one fails alone.
+                                   {"exit2", "failed [its process exited with status 2", 2, 2},
                                    {"hang", "failed [ran past its limit of 15 s of wall time", 1, 1},
                                    {"fork", "", 1, 0},
                                    // On the cpu clock a child's work would not count: refused.
@@ -298,24 +301,33 @@ TEST_F(PythonSubmissionTest, ABoardWithASegfaultingAndAHangingSubmissionComplete
 // The submission's optimizer state (torch.save of its optimizer's and scheduler's state dicts)
 // travels in the checkpoint: a killed run resumes with the metrics of an uninterrupted one.
 // `pacer run` of the same submissions: the trial runs in a copy of the command, so a segfault or
-// an os._exit ends with a message, exit 1 and a failed trial.json instead of a dead process.
+// an os._exit ends with a message, exit 1 and a failed trial.json instead of a dead process. An
+// os._exit(2) is the process dying, not bad input (exit 2); an x32 system call on the cpu clock
+// kills the whole copy (not only its calling thread, which left `pacer run` waiting for ever); a
+// step that never returns ends at --trial-limit.
 TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFailedTrial) {
-  for (const std::string how : {"segfault", "exit"}) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"segfault", "failed: its process died: signal 11"},
+      {"exit", "failed: its process exited (status 0) before recording a result"},
+      {"exit2", "failed: its process exited with status 2"},
+      {"x32", "failed: its process died: signal 31"},
+      {"hang", "failed: ran past its limit of 5 s of wall time"}};
+  for (const auto& [how, expected] : cases) {
     std::optional<SegfaultsDieBySignal> by_signal;
     if (how == "segfault") by_signal.emplace();
     ::setenv("PACER_TEST_HOSTILE", how.c_str(), 1);
     const std::string out = dir_ + "/run_" + how;
     auto r = pacer("run -w fmnist_mlp -a '" + data("hostile.py") + "' --set learning_rate=0.05 --max-steps 10 "
-                   "--eval-every 5 --threads 1 -q --out '" + out + "'");
+                   "--eval-every 5 --threads 1 -q --out '" + out + "'" +
+                   (how == "x32" ? " --clock cpu" : how == "hang" ? " --trial-limit 5" : ""));
     ::unsetenv("PACER_TEST_HOSTILE");
     EXPECT_EQ(r.code, 1) << how << "\n" << r.err;
-    EXPECT_NE(r.err.find(how == "segfault" ? "failed: its process died: signal 11"
-                                           : "failed: its process exited (status 0) before recording a result"),
-              std::string::npos)
-        << how << "\n" << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << how << "\n" << r.err;
     const auto trial = nlohmann::json::parse(testing::read_file(out + "/trial.json"));
     EXPECT_EQ(trial["status"], "failed") << how;
-    EXPECT_NE(trial["message"].get<std::string>().find("the submission's process"), std::string::npos) << trial.dump();
+    EXPECT_NE(trial["message"].get<std::string>().find(how == "hang" ? "ran past its limit" : "the submission's process"),
+              std::string::npos)
+        << trial.dump();
   }
   // On the cpu clock the copy refuses child processes (a child's work would not be counted).
   ::setenv("PACER_TEST_HOSTILE", "fork", 1);
@@ -370,14 +382,44 @@ TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerStat
 }
 
 TEST_F(PythonSubmissionTest, TheShimImportsAsSubmissionsDoAndSelfTuningPassesNoHyperparameters) {
-  auto r = pacer("run -w fmnist_mlp -a '" + data("shim_imports.py") +
+  // v0.6's package name, and v0.5's (algorithmic_efficiency: the same modules).
+  for (const char* file : {"shim_imports.py", "shim_imports_v05.py"}) {
+    auto run = pacer("run -w fmnist_mlp -a '" + data(file) +
+                     "' --self-tuning --max-steps 5 --eval-every 5 --ignore-targets -q --eval-splits validation");
+    EXPECT_EQ(run.code, 0) << file << "\n" << run.out << run.err;
+    EXPECT_NE(run.out.find("steps:               5 in"), std::string::npos) << file << "\n" << run.out;
+  }
+  // Listed like any algorithm, under its name.
+  auto r = pacer("list -a '" + example("nadamw") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("nadamw.py"), std::string::npos) << r.out;
+}
+
+// A submission inside a repository laid out as AlgoPerf's imports by its package path from the
+// repository's root, as AlgoPerf's runner (started at that root) lets it (the 2026 Muon
+// submissions: `from submissions.self_tuning.<name>.muon import ...`), and its own sub-packages
+// from its folder (Distributed Shampoo: `from optimizers.distributed_shampoo... import ...`).
+TEST_F(PythonSubmissionTest, ASubmissionImportsFromItsRepositorysRootAndItsOwnSubPackages) {
+  const std::string folder = "repo/submissions/self_tuning/mine";
+  std::filesystem::create_directories(dir_ + "/" + folder + "/optimizers");
+  write(folder + "/sgd_rule.py", testing::read_file(data("sgd.py")));
+  write(folder + "/optimizers/__init__.py", "");
+  write(folder + "/optimizers/names.py", "RULE = 'sgd_rule'\n");
+  const std::string submission = write(folder + "/submission.py",
+                                       "from optimizers.names import RULE\n"
+                                       "assert RULE == 'sgd_rule'\n"
+                                       "from submissions.self_tuning.mine.sgd_rule import (data_selection, get_batch_size,\n"
+                                       "    init_optimizer_state, prepare_for_eval, update_params)\n");
+  auto r = pacer("run -w fmnist_mlp -a '" + submission +
                  "' --self-tuning --max-steps 5 --eval-every 5 --ignore-targets -q --eval-splits validation");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("steps:               5 in"), std::string::npos) << r.out;
-  // Listed like any algorithm, under its name.
-  r = pacer("list -a '" + example("nadamw") + "'");
-  EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("nadamw.py"), std::string::npos) << r.out;
+  // Outside such a layout the package path is not found, and the message says which module.
+  std::filesystem::rename(dir_ + "/repo/submissions", dir_ + "/repo/elsewhere");
+  r = pacer("run -w fmnist_mlp -a '" + dir_ + "/repo/elsewhere/self_tuning/mine/submission.py' --self-tuning "
+            "--max-steps 5 -q");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("No module named 'submissions'"), std::string::npos) << r.err;
 }
 
 TEST_F(PythonSubmissionTest, DataParallelismIsRefusedWithTheReason) {

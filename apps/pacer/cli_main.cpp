@@ -9,6 +9,7 @@
 #include "input_guards.h"
 #include "training_program.h"
 #include "core/error.h"
+#include "tune/contained_trial.h"
 
 namespace {
 
@@ -110,6 +111,7 @@ int run_parsed(const Commands& commands, int argc, char** argv) {
     return pacer::cli::exec_training_program(argc, argv);
   } catch (const pacer::InputError& e) {
     std::fprintf(stderr, "pacer: error: %s\n", e.what());
+    pacer::mark_input_error_for_parent();  // a trial's process: its exit 2 is bad input, not a crash
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pacer: error: %s\n", e.what());
@@ -149,6 +151,7 @@ int pacer::cli::run_cli(int argc, char** argv, const CommandAdders& adders) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "pacer: error: %s\n", parse_error_message(e, commands, argc, argv).c_str());
+    pacer::mark_input_error_for_parent();
     return 2;  // usage error
   }
   return run_parsed(commands, argc, argv);

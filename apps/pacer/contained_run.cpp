@@ -29,7 +29,7 @@ bool runs_untrusted_code(const std::string& algorithm) {
 }
 
 std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
-                                         const std::string& out, const std::atomic<bool>& stop,
+                                         const std::string& out, double limit_sec, const std::atomic<bool>& stop,
                                          const std::string& executable) {
   if (std::getenv(kMarkerVariable)) {
     // The copy dies with the command that started it, as the command itself would have (kill -9
@@ -50,12 +50,14 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
   child.environment = {std::string(kMarkerVariable) + "=" + marker,
                        std::string(kParentVariable) + "=" + std::to_string(::getpid())};
   child.capture_output = false;
-  const TrialProcessExit exit = run_trial_process(child, 1e9, &stop);
+  const TrialProcessExit exit = run_trial_process(child, limit_sec, &stop);
   std::string finished;
   std::getline(std::ifstream(marker), finished);
   std::remove(marker);
-  if (!finished.empty()) return std::atoi(finished.c_str());         // it ended as pacer run ends
-  if (exit.input_error && !exit.interrupted) return 2;                // bad input, said by the copy
+  if (!finished.empty()) return std::atoi(finished.c_str());  // it ended as pacer run ends
+  // Bad input, said by the copy's main (run_trial_process tells it from a submission's os._exit(2),
+  // which is its process dying like any other).
+  if (exit.input_error && !exit.interrupted) return 2;
   const std::string reason = exit.interrupted ? "interrupted, and its process did not stop within 10 s: killed"
                                               : exit.reason;
   std::fprintf(stderr, "pacer: error: the trial of %s failed: %s\n", algorithm.c_str(), reason.c_str());

@@ -12,7 +12,9 @@
 #include "interrupt.h"
 #include "run_command.h"
 #include "training_program.h"
+#include "catalog/workload_specs.h"
 #include "core/error.h"
+#include "tune/ruleset.h"
 
 namespace pacer::cli {
 
@@ -30,6 +32,17 @@ void prepare_run(RunArgs& a, bool warn) {
   std::tie(r.checkpoint_every_steps, r.checkpoint_every_sec) = parse_checkpoint_every(a.checkpoint_every);
 }
 
+double contained_copy_limit_sec(const RunArgs& a) {
+  if (a.trial_limit > 0) return a.trial_limit;
+  const RunRequest& r = a.request;
+  TrialSpec spec = r.trial;
+  if (!spec.budget_multiplier) {
+    const RulesPreset& rules = rules_preset(r.rules.empty() ? default_rules_name() : r.rules);
+    spec.budget_multiplier = r.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0;
+  }
+  return 4.0 * spec.resolved_time_budget(workload_spec(r.workload)) + 120.0;
+}
+
 namespace {
 
 // The light pacer's: the arguments checked here (bad input ends here, exit 2, without LibTorch);
@@ -40,7 +53,8 @@ int check_and_hand_on(RunArgs& a) {
   const std::string program = training_program_path();
   if (in_contained_copy() || !runs_untrusted_code(a.request.algorithm) || ::access(program.c_str(), X_OK) != 0)
     throw NeedsTrainingProgram("run trains");  // exec_training_program says why it cannot start one
-  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, install_interrupt_handler(), program))
+  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, contained_copy_limit_sec(a),
+                                        install_interrupt_handler(), program))
     return *code;
   throw NeedsTrainingProgram("run trains");
 }
@@ -86,6 +100,9 @@ Action add_run_command(CLI::App& app, int argc, char** argv, int (*train)(RunArg
   app.add_flag("--keep-best", a->request.keep_best,
                "Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric");
   app.add_flag("-q,--quiet", a->request.quiet, "No progress output");
+  app.add_option("--trial-limit", a->trial_limit,
+                 "Wall-clock seconds a Python submission's or plugin's trial may run in its own process before it "
+                 "is killed and fails (default: 4 x its budget + 120 s)")->check(positive_number());
   a->clock_option = app.get_option_no_throw("--clock");
   a->argv.assign(argv, argv + argc);
 

@@ -59,6 +59,12 @@ void refuse_child_processes() {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     throw Error(std::string("cannot refuse child processes: PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
   }
+  // A call of another ABI (x32 on x86_64: the filter cannot read it as one of its own) kills the
+  // whole process: libseccomp's default kills only the calling thread, which left the submission's
+  // other threads, and `pacer run` waiting on them, running for ever.
+  if (seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0) {
+    throw Error("cannot refuse child processes: this kernel cannot kill a process from a filter");
+  }
   // Every thread of the process, those LibTorch already started included.
   if (seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
     throw Error("cannot refuse child processes: this kernel cannot apply a filter to every thread");

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -16,6 +19,38 @@
 
 namespace pacer {
 namespace {
+
+const char* const kInputErrorMark = "PACER_INPUT_ERROR_MARK";
+
+// The file a child's main marks on bad input (removed when the child is done with): see
+// mark_input_error_for_parent.
+class InputErrorMark {
+ public:
+  InputErrorMark() {
+    char path[] = "/tmp/pacer_input_error_XXXXXX";
+    const int fd = ::mkstemp(path);
+    if (fd >= 0) {
+      ::close(fd);
+      path_ = path;
+    }
+  }
+  ~InputErrorMark() {
+    if (!path_.empty()) std::remove(path_.c_str());
+  }
+  InputErrorMark(const InputErrorMark&) = delete;
+  InputErrorMark& operator=(const InputErrorMark&) = delete;
+  // Without a file (no temporary folder) every exit 2 counts as the process dying: a worker goes
+  // on rather than stopping on what may be a submission's os._exit(2).
+  std::string variable() const { return path_.empty() ? std::string() : std::string(kInputErrorMark) + "=" + path_; }
+  bool marked() const {
+    std::string word;
+    if (!path_.empty()) std::ifstream(path_) >> word;
+    return word == "2";
+  }
+
+ private:
+  std::string path_;
+};
 
 std::string exact(double value) {
   std::ostringstream out;
@@ -81,6 +116,10 @@ double trial_process_limit_sec(const StudyRecord& study, double limit_sec) {
   return 4.0 * spec.resolved_time_budget(workload_spec(study.workload)) + 120.0;
 }
 
+void mark_input_error_for_parent() {
+  if (const char* path = std::getenv(kInputErrorMark)) std::ofstream(path) << "2\n";
+}
+
 TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limit_sec,
                                    const std::atomic<bool>* stop_requested, double grace_sec) {
   using Clock = std::chrono::steady_clock;
@@ -88,7 +127,10 @@ TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limi
   supervision.poll_interval_sec = 0.05;
   supervision.grace_sec = grace_sec;
   ProcessSupervisor supervisor(supervision);
-  const size_t index = supervisor.spawn(child);
+  const InputErrorMark mark;
+  ChildProcessOptions marked_child = child;
+  if (!mark.variable().empty()) marked_child.environment.push_back(mark.variable());
+  const size_t index = supervisor.spawn(marked_child);
   const pid_t pid = supervisor.children().at(index).pid;
   const auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
   const auto deadline = Clock::now() + seconds(limit_sec);
@@ -109,7 +151,7 @@ TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limi
   }
   ::kill(-pid, SIGKILL);  // anything it left behind in its process group (a fork of the submission's)
   exit.exit_code = supervisor.children().at(index).exit_code;
-  exit.input_error = exit.exit_code == 2;
+  exit.input_error = exit.exit_code == 2 && mark.marked();
   if (exit.timed_out) {
     exit.reason = "ran past its limit of " + exact(limit_sec) + " s of wall time (--trial-limit; evals included); its process was killed";
   } else if (exit.exit_code > 128) {

@@ -44,10 +44,16 @@ void add_fixed_bound_arg(RaceBounds& bounds, const std::string& arg);
 // and data loading, which this leaves room for.
 double trial_process_limit_sec(const StudyRecord& study, double limit_sec = 0.0);
 
+// A child's exit status 2 is bad input only when its main said so (`pacer`'s main calls this where it
+// exits 2): it leaves a mark in the file PACER_INPUT_ERROR_MARK names, which run_trial_process
+// makes for each child. A submission's os._exit(2) leaves none and fails its trial alone, where it
+// used to stop `pacer tune`'s worker, and made `pacer run` exit 2 with no message.
+void mark_input_error_for_parent();
+
 struct TrialProcessExit {
   int exit_code = 0;          // 128 + N when killed by signal N
   bool interrupted = false;   // stopped on stop_requested (forwarded as SIGINT; SIGKILL after a grace)
-  bool input_error = false;   // exit 2: bad input, said by the child
+  bool input_error = false;   // exit 2 with the mark: bad input, said by the child
   bool timed_out = false;     // killed at the limit
   std::string reason;         // for a trial the child did not record: what ended its process
 };

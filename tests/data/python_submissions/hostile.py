@@ -1,5 +1,7 @@
 """sgd.py that misbehaves at step 2 as PACER_TEST_HOSTILE says: "segfault" (its process dies),
-"hang" (the step never returns, and Ctrl-C is ignored), "exit" (os._exit(0): no result), "fork"
+"hang" (the step never returns, and Ctrl-C is ignored), "exit" (os._exit(0): no result), "exit2"
+(os._exit(2): the status of bad input, yet no input was bad), "x32" (a system call of the x32 ABI,
+which a cpu-clock trial's filter cannot read as its own), "fork"
 (a second process runs on), "threads" (torch.set_num_threads(2): more compute than granted). Untrusted code of this kind must fail its trial alone."""
 import ctypes
 import os
@@ -28,6 +30,10 @@ def misbehaving_update(how, workload, current_param_container, current_params_ty
                 time.sleep(0.1)
         elif how == "exit":
             os._exit(0)
+        elif how == "exit2":
+            os._exit(2)
+        elif how == "x32":
+            ctypes.CDLL(None, use_errno=True).syscall(0x40000000 | 39)  # x32's getpid
         elif how == "threads":
             import torch
             torch.set_num_threads(2)
