@@ -845,6 +845,58 @@ TEST_F(PostgresStudyStore, ACommitWhoseReplyIsLostIsRecognizedNotRepeated) {
 
 // What a damaged or hand-edited SQLite store may hold in an integer column (found by the
 // store_rows fuzzer: 1e308 used to be cast to int64, undefined behaviour).
+// Round 5, item 16: a command that only reads a store of an older schema reads a migrated private
+// copy; the copy is kept in the user's cache (store/migrated_store_cache.h), so the next read of
+// the unchanged store opens it instead of copying and migrating again, and a changed store gets a
+// fresh copy (the stale one removed). The store itself stays byte for byte as it was.
+TEST(MigratedStoreCache, AnOlderStoreIsMigratedOnceAndItsKeptCopyFollowsTheStore) {
+  namespace fs = std::filesystem;
+  std::string folder = (fs::path(::testing::TempDir()) / "pacer_migrated_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(folder.data()), nullptr);
+  const std::string old = folder + "/old.db", cache = folder + "/cache";
+  fs::copy_file(std::string(PACER_SOURCE_DIR) + "/tests/data/store_before_trial_spec.db", old);
+  const auto bytes = [](const std::string& file) {
+    std::ostringstream text;
+    text << std::ifstream(file, std::ios::binary).rdbuf();
+    return text.str();
+  };
+  const std::string before = bytes(old);
+  ::setenv("PACER_CACHE_DIR", cache.c_str(), 1);
+  StudyStoreOptions read_only;
+  read_only.read_only = true;
+  const auto first_algorithm = [&] {
+    StudyStore store(old, read_only);
+    EXPECT_EQ(store.opened_schema_version(), 1);
+    return store.studies().at(0).algorithm;
+  };
+  const auto kept = [&] {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(cache)) files.push_back(entry.path().string());
+    return files;
+  };
+  EXPECT_EQ(first_algorithm(), "nadamw");
+  ASSERT_EQ(kept().size(), 1u);
+  // The kept copy is what the next read opens: an edit made to it (by hand, here) shows.
+  const std::string copy = kept().at(0);
+  if (std::system(("sqlite3 '" + copy + "' \"UPDATE studies SET algorithm = 'edited' WHERE id = 1\"").c_str()) != 0) {
+    ::unsetenv("PACER_CACHE_DIR");
+    GTEST_SKIP() << "sqlite3 shell not installed";
+  }
+  EXPECT_EQ(first_algorithm(), "edited");
+  // A store changed since (here only its time) is another store: copied and migrated afresh.
+  fs::last_write_time(old, fs::last_write_time(old) + std::chrono::seconds(5));
+  EXPECT_EQ(first_algorithm(), "nadamw");
+  ASSERT_EQ(kept().size(), 1u);
+  EXPECT_NE(kept().at(0), copy);
+  EXPECT_EQ(bytes(old), before);
+  // Without a cache folder the copy stays in memory, as before.
+  ::setenv("PACER_CACHE_DIR", (folder + "/old.db/not-a-folder").c_str(), 1);
+  EXPECT_EQ(first_algorithm(), "nadamw");
+  ::unsetenv("PACER_CACHE_DIR");
+  EXPECT_EQ(bytes(old), before);
+  fs::remove_all(folder);
+}
+
 TEST(SqlRowReads, NumbersThatAreNoIntegersAreErrorsNotCasts) {
   SqlRow row{{SqlValue(-1.79769e308), SqlValue(2.5), SqlValue(42.0), SqlValue(std::string("12x")),
               SqlValue(std::string("Infinity")), SqlValue(std::string("-7"))}};

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -182,6 +183,43 @@ void SqliteDatabase::copy_into_memory() {
   sqlite3_close(db_);
   db_ = memory;
   sqlite3_extended_result_codes(db_, 1);
+}
+
+bool SqliteDatabase::open_copy(const std::string& file, int64_t schema) {
+  sqlite3* copy = nullptr;
+  if (sqlite3_open_v2(file.c_str(), &copy, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    sqlite3_close(copy);
+    return false;
+  }
+  sqlite3_stmt* stmt = nullptr;
+  const bool current = sqlite3_prepare_v2(copy, "PRAGMA user_version", -1, &stmt, nullptr) == SQLITE_OK &&
+                       sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int64(stmt, 0) == schema;
+  sqlite3_finalize(stmt);
+  if (!current) {
+    sqlite3_close(copy);
+    return false;
+  }
+  sqlite3_close(db_);
+  db_ = copy;
+  sqlite3_busy_timeout(db_, busy_timeout_ms_);
+  sqlite3_extended_result_codes(db_, 1);
+  return true;
+}
+
+bool SqliteDatabase::save_copy(const std::string& file) {
+  const std::string partial = file + ".partial-" + std::to_string(::getpid());
+  sqlite3* out = nullptr;
+  bool saved = sqlite3_open_v2(partial.c_str(), &out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                               nullptr) == SQLITE_OK;
+  if (saved) {
+    sqlite3_backup* backup = sqlite3_backup_init(out, "main", db_, "main");
+    saved = backup && sqlite3_backup_step(backup, -1) == SQLITE_DONE;
+    sqlite3_backup_finish(backup);
+  }
+  sqlite3_close(out);
+  saved = saved && std::rename(partial.c_str(), file.c_str()) == 0;
+  if (!saved) std::remove(partial.c_str());
+  return saved;
 }
 
 SqliteDatabase::~SqliteDatabase() {

@@ -85,6 +85,12 @@ class SqliteDatabase {
   // Replaces the connection with a private in-memory copy of the database as it is now (SQLite's
   // backup API): what is done to the copy never reaches the file.
   void copy_into_memory();
+  // Replaces the connection with a read-only one to `file`, a copy made by save_copy, when it opens
+  // and holds user_version `schema`; false (the connection unchanged) otherwise.
+  bool open_copy(const std::string& file, int64_t schema);
+  // Writes the database as it is now to `file` (a temporary file renamed into place, so a reader
+  // never sees half of it); false when it cannot.
+  bool save_copy(const std::string& file);
 
  private:
   sqlite3* db_ = nullptr;

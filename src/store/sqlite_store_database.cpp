@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
 #include "core/error.h"
+#include "store/migrated_store_cache.h"
 #include "store/sqlite_database.h"
+#include "store/store_schema.h"
 #include "store/study_store.h"
 
 namespace pacer {
@@ -58,8 +61,16 @@ class SqliteStoreDatabase : public StoreDatabase {
   void set_schema_version(int64_t version) override { db_.exec("PRAGMA user_version = " + std::to_string(version)); }
   bool has_foreign_tables() override { return run("SELECT count(*) FROM sqlite_master", {}).rows.at(0).int64(0) > 0; }
   void continue_on_private_copy() override {
+    kept_copy_ = migrated_copy_file(db_.path(), latest_store_schema());
+    if (kept_copy_ && db_.open_copy(*kept_copy_, latest_store_schema())) {
+      kept_copy_.reset();  // read from it; nothing to keep
+      return;
+    }
     db_.copy_into_memory();
     db_.exec("PRAGMA foreign_keys=ON");  // as the migration runs on a store opened for writing
+  }
+  void private_copy_migrated() override {
+    if (kept_copy_ && db_.save_copy(*kept_copy_)) forget_other_migrated_copies(*kept_copy_);
   }
 
  private:
@@ -87,6 +98,7 @@ class SqliteStoreDatabase : public StoreDatabase {
   }
 
   SqliteDatabase db_;
+  std::optional<std::string> kept_copy_;  // where the migrated private copy is to be kept
 };
 
 }  // namespace

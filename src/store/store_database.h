@@ -91,6 +91,10 @@ class StoreDatabase {
   // that the migration may upgrade without touching the store. SQLite copies it into memory;
   // others refuse (InputError naming the upgrade command).
   virtual void continue_on_private_copy();
+  // Called once the private copy is migrated: SQLite keeps it for the next read of the unchanged
+  // store (store/migrated_store_cache.h). A copy that continue_on_private_copy found kept already
+  // holds the latest schema, and the migration does not run.
+  virtual void private_copy_migrated() {}
 };
 
 // "postgresql://..." or "postgres://..." (libpq's URI forms; "postgresql://" alone takes everything

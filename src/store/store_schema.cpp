@@ -142,6 +142,10 @@ int64_t migrate_store(StoreDatabase& db, bool read_only) {
     refuse_newer(db, version, latest);
     if (version == 0) throw InputError(db.location() + ": not a pacer study store (no Pacer schema)");
     db.continue_on_private_copy();
+    if (db.schema_version() == latest) {  // a copy an earlier read migrated and kept
+      require_tables(db);
+      return version;
+    }
   }
   int64_t found = 0;
   db.transaction([&](bool) {
@@ -156,6 +160,7 @@ int64_t migrate_store(StoreDatabase& db, bool read_only) {
     if (version != latest) db.set_schema_version(latest);
     require_tables(db);
   });
+  if (read_only) db.private_copy_migrated();
   return found;
 }
 
