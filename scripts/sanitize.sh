@@ -15,6 +15,8 @@ supp=$PWD/scripts/sanitizers
 seconds() { echo $(( $(date +%s) - $1 )); }
 # pacer run takes fewer threads on a busy machine; tests that compare runs must not (tests/CMakeLists.txt).
 export PACER_IGNORE_LOAD=1
+# The tests' kept copies of older stores (store/migrated_store_cache.h): in the build tree.
+export PACER_CACHE_DIR=$PWD/${ASAN_BUILD:-build-asan}/test-cache
 # The longest executables under ASan start first (longest-processing-time order), so that the
 # suite does not end with one of them running alone. Measured under clang's ASan with the board
 # running beside it (2026-11-26): tune_cli_test 348 s, race_test 253, data_parallel_test 232,

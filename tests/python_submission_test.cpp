@@ -346,6 +346,47 @@ TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFaile
   EXPECT_EQ(nlohmann::json::parse(testing::read_file(dir_ + "/run_ok/trial.json"))["status"], "not_reached");
 }
 
+// What a contained trial may not do (issue 61, items 1 and 2): trace the process that waits for it
+// (ptrace and process_vm_* fail with EPERM on either clock; the sanitizer builds keep ptrace for
+// LeakSanitizer), leave a daemon behind (fork + setsid + fork escapes the process group; the
+// waiting process adopts it as a subreaper and kills it with the trial), or start a process while
+// it is imported on the cpu clock (the restrictions are in place before the import).
+TEST_F(PythonSubmissionTest, AContainedTrialTracesNothingLeavesNoDaemonAndIsRestrictedFromItsImport) {
+  const std::string run = " --set learning_rate=0.05 --max-steps 10 --eval-every 5 --threads 1 -q";
+#ifndef PACER_SANITIZER_BUILD
+  ::setenv("PACER_TEST_HOSTILE", "ptrace", 1);
+  auto traced = pacer("run -w fmnist_mlp -a '" + data("hostile.py") + "'" + run + " --out '" + dir_ + "/ptrace'");
+  EXPECT_EQ(traced.code, 0) << traced.err;
+  auto traced_in_tune = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 "
+                              "--eval-every 5 --threads 1 --trial-limit 300 --store '" + dir_ + "/ptrace.db'");
+  EXPECT_EQ(traced_in_tune.code, 0) << traced_in_tune.err;
+  EXPECT_EQ(traced_in_tune.err.find("attached to the waiting process"), std::string::npos) << traced_in_tune.err;
+#endif
+  const auto daemon_gone = [&](const std::string& command, const std::string& name) {
+    const std::string pid_file = dir_ + "/" + name + ".pid";
+    ::setenv("PACER_TEST_HOSTILE", "daemon", 1);
+    ::setenv("PACER_TEST_DAEMON_PID", pid_file.c_str(), 1);
+    auto r = pacer(command);
+    ::unsetenv("PACER_TEST_DAEMON_PID");
+    EXPECT_EQ(r.code, 0) << name << "\n" << r.err;
+    const pid_t daemon = static_cast<pid_t>(std::atol(testing::read_file(pid_file).c_str()));
+    ASSERT_GT(daemon, 0) << name << ": the daemon never wrote its pid";
+    EXPECT_NE(::kill(daemon, 0), 0) << name << ": the daemon " << daemon << " outlived its trial";
+    if (::kill(daemon, 0) == 0) ::kill(daemon, SIGKILL);
+  };
+  daemon_gone("run -w fmnist_mlp -a '" + data("hostile.py") + "'" + run + " --out '" + dir_ + "/daemon'", "run");
+  daemon_gone("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 --eval-every 5 "
+              "--threads 1 --trial-limit 300 --store '" + dir_ + "/daemon.db'", "tune");
+  // On the cpu clock the contained trial's import is restricted too (pacer run's copy already was).
+  ::setenv("PACER_TEST_HOSTILE", "fork_at_import", 1);
+  auto forked = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 "
+                      "--eval-every 5 --threads 1 --clock cpu --trial-limit 300 --store '" + dir_ + "/import.db'");
+  ::unsetenv("PACER_TEST_HOSTILE");
+  EXPECT_EQ(forked.code, 0) << forked.err;  // the trial's failure, not bad input: the study goes on
+  EXPECT_NE(forked.err.find("failed [its import failed in the trial's process"), std::string::npos) << forked.err;
+  EXPECT_NE(forked.err.find("may start no process"), std::string::npos) << forked.err;
+}
+
 TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {
   const std::string hparams = write("point.json", kNadamwPoint);
   const std::string run = " run -w fmnist_mlp -a '" + example("nadamw") + "' --hparams '" + hparams +

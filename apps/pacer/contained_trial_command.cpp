@@ -51,8 +51,6 @@ Action add_contained_trial_command(CLI::App& app) {
     const std::atomic<bool>& stop = install_interrupt_handler();
     stop_with_supervisor();
     set_num_threads(a->threads);
-    if (!a->python_file.empty()) resolve_algorithm(a->python_file);  // registers it here too
-    if (!a->plugin_file.empty()) load_algorithm_plugin(a->plugin_file);
     Progress progress(a->quiet ? Progress::Mode::quiet : Progress::Mode::lines);
     WorkerOptions options = a->options;
     if (!a->fixed_bounds.empty()) {
@@ -62,7 +60,11 @@ Action add_contained_trial_command(CLI::App& app) {
     }
     options.stop_requested = &stop;
     options.progress = &progress;
-    return run_contained_trial(a->store, a->study, a->trial, a->owner, options);
+    // Registered here too, once the process's restrictions are in place (run_contained_trial).
+    return run_contained_trial(a->store, a->study, a->trial, a->owner, options, [&a] {
+      if (!a->python_file.empty()) resolve_algorithm(a->python_file);
+      if (!a->plugin_file.empty()) load_algorithm_plugin(a->plugin_file);
+    });
   };
 }
 

@@ -77,6 +77,32 @@ void refuse_child_processes() {
 
 bool child_processes_refused() { return refused; }
 
+void refuse_tracing() {
+  static std::atomic<bool> done{false};
+  if (done) return;
+  std::unique_ptr<void, void (*)(scmp_filter_ctx)> filter(seccomp_init(SCMP_ACT_ALLOW), seccomp_release);
+  if (!filter) throw Error("cannot refuse tracing: seccomp_init failed");
+  for (const int call : {SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev)}) {
+    // LeakSanitizer's check at exit suspends the process's threads with ptrace: the sanitizer
+    // builds of the test suite keep ptrace (and only that).
+    if (kLeakCheckerClones && call == SCMP_SYS(ptrace)) continue;
+    if (const int rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(EPERM), call, 0); rc != 0) {
+      throw Error(std::string("cannot refuse tracing: seccomp_rule_add: ") + std::strerror(-rc));
+    }
+  }
+  if (seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0 ||
+      seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
+    throw Error("cannot refuse tracing: this kernel cannot apply a filter to every thread");
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    throw Error(std::string("cannot refuse tracing: PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
+  }
+  if (const int rc = seccomp_load(filter.get()); rc != 0) {
+    throw Error(std::string("cannot refuse tracing: seccomp_load: ") + std::strerror(-rc));
+  }
+  done = true;
+}
+
 std::string child_process_refusal_hint() {
   return "a trial timed by the cpu clock may start no process, since its work would not be counted: fork, "
          "subprocess and os.system fail with PermissionError; --clock wall allows them";

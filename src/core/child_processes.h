@@ -17,6 +17,11 @@ void refuse_child_processes();
 // Whether this process refuses them (for messages: a submission's PermissionError says why).
 bool child_processes_refused();
 
+// A process that runs only untrusted code traces no other: ptrace (of the waiting `pacer`, which
+// it could stop or steer) and process_vm_readv/writev fail with EPERM, on either clock, in it and
+// in every process it starts (a seccomp filter is inherited). Idempotent.
+void refuse_tracing();
+
 // The words a failed trial's message gets when its process refuses child processes.
 std::string child_process_refusal_hint();
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include "core/error.h"
@@ -20,6 +21,18 @@ extern char** environ;
 
 namespace pacer {
 namespace {
+
+// Every supervisor's unreaped children, for with_supervised_children.
+std::mutex supervised_mutex;
+std::set<pid_t>& supervised() {
+  static std::set<pid_t> pids;
+  return pids;
+}
+
+void forget_supervised(pid_t pid) {
+  const std::lock_guard<std::mutex> lock(supervised_mutex);
+  supervised().erase(pid);
+}
 
 int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -60,6 +73,11 @@ ProcessSupervisor::ProcessSupervisor(ProcessSupervisorOptions options) : options
                      std::to_string(options_.poll_interval_sec));
 }
 
+void with_supervised_children(const std::function<void(const std::set<pid_t>&)>& fn) {
+  const std::lock_guard<std::mutex> lock(supervised_mutex);
+  fn(supervised());
+}
+
 ProcessSupervisor::~ProcessSupervisor() {
   for (auto& c : children_) {
     if (!c.running) continue;
@@ -67,6 +85,7 @@ ProcessSupervisor::~ProcessSupervisor() {
     while (::waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
     c.running = false;
+    forget_supervised(c.pid);
   }
   for (auto& o : outputs_) {
     if (o.fd >= 0) ::close(o.fd);
@@ -110,7 +129,10 @@ size_t ProcessSupervisor::spawn(const ChildProcessOptions& child) {
   outputs_.reserve(outputs_.size() + 1);
   pid_t pid = -1;
   const std::string& executable = child.executable.empty() ? child.argv[0] : child.executable;
+  std::unique_lock<std::mutex> registering(supervised_mutex);  // no orphan reaper sees it unregistered
   const int rc = posix_spawnp(&pid, executable.c_str(), &actions, &attr, argv.data(), envp.data());
+  if (rc == 0) supervised().insert(pid);
+  registering.unlock();
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (fds[1] >= 0) ::close(fds[1]);
@@ -229,6 +251,7 @@ void ProcessSupervisor::reap() {
     }
     if (r != c.pid) continue;
     c.running = false;
+    forget_supervised(c.pid);
     --running_;
     c.exit_code = exit_code_of(status);
     on_exit(i);

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,10 @@ struct ChildStatus {
   bool running = true;
   int exit_code = 0;  // once exited: its exit status, or 128 + N when killed by signal N
 };
+
+// Runs `fn` with the pids of the children every ProcessSupervisor of this process started and has
+// not reaped, while none starts or reaps one (core/orphan_reaper.h tells them from adopted orphans).
+void with_supervised_children(const std::function<void(const std::set<pid_t>&)>& fn);
 
 class ProcessSupervisor {
  public:

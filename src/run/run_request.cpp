@@ -72,6 +72,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
   check_clock_for_device(request.trial.clock, request.trial.device);  // --device cuda --clock cpu: before any work
   const LoadChoice load = choose_for_load(request, env);
   // Before the submission's code first runs (its import): see RunRequest::contained_process.
+  if (request.contained_process) refuse_tracing();
   if (request.contained_process && (request.trial.clock == ClockKind::cpu || load.cpu_clock)) refuse_child_processes();
   const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
   auto algorithm = create_algorithm(algorithm_name);

@@ -416,7 +416,7 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
 }
 
 int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
-                        const WorkerOptions& options) {
+                        const WorkerOptions& options, const std::function<void()>& load_algorithm) {
   WorkerReport report;
   WorkerContext w{store_path, options, report};
   StudyStore store(store_path, worker_store_options());
@@ -431,9 +431,26 @@ int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t
   if (trial.status != StoredTrialStatus::running || trial.lease_owner != owner) {
     throw Error("contained trial: " + trial_name(*study, trial) + " is not running under this worker's lease");
   }
-  // This process runs only this trial: on the cpu clock the submission may start no process
-  // whose work the clock would not count (core/child_processes.h), from its import on.
+  // This process runs only this trial, from the code's import on: it traces no process (the
+  // worker that waits for it, say), and on the cpu clock it may start no process whose work the
+  // clock would not count (core/child_processes.h).
+  refuse_tracing();
   if (TrialSpec::from_json(study->trial_spec).clock == ClockKind::cpu) refuse_child_processes();
+  if (load_algorithm) {
+    try {
+      load_algorithm();
+    } catch (const InputError& e) {
+      // The command imported it unrestricted before any trial; what fails here, under the trial's
+      // restrictions, is this trial's failure (the study goes on), not bad input.
+      std::string reason = std::string("its import failed in the trial's process: ") + e.what();
+      if (child_processes_refused() && reason.find("PermissionError") != std::string::npos) {
+        reason += " (" + child_process_refusal_hint() + ")";
+      }
+      store.finish_trial(trial.id, owner, failed_outcome(reason, {}));
+      w.log(trial_name(*study, trial) + ": failed [" + reason + "]");
+      return 0;
+    }
+  }
   WorkloadCache workloads;
   switch (run_claimed_trial(store, trial, *study, owner, w, workloads)) {
     case TrialEnd::finished: return 0;

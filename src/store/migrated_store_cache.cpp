@@ -60,7 +60,8 @@ void forget_other_migrated_copies(const std::string& kept) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(file.parent_path(), ec)) {
     const std::string other = entry.path().filename().string();
-    if (other != name && other.rfind(store, 0) == 0) fs::remove(entry.path(), ec);
+    // The kept copy's own side files (a -journal, a .partial being written) stay.
+    if (other.rfind(name, 0) != 0 && other.rfind(store, 0) == 0) fs::remove(entry.path(), ec);
   }
 }
 

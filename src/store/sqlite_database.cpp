@@ -215,6 +215,8 @@ bool SqliteDatabase::save_copy(const std::string& file) {
     sqlite3_backup* backup = sqlite3_backup_init(out, "main", db_, "main");
     saved = backup && sqlite3_backup_step(backup, -1) == SQLITE_DONE;
     sqlite3_backup_finish(backup);
+    // The pages carry the store's WAL mode; a copy only ever read needs no -wal and -shm files.
+    saved = saved && sqlite3_exec(out, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr) == SQLITE_OK;
   }
   sqlite3_close(out);
   saved = saved && std::rename(partial.c_str(), file.c_str()) == 0;

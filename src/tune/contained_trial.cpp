@@ -13,6 +13,7 @@
 
 #include "catalog/plugin_records.h"
 #include "core/error.h"
+#include "core/orphan_reaper.h"
 #include "catalog/trial_spec.h"
 #include "tune/worker_options.h"
 #include "catalog/workload_specs.h"
@@ -127,6 +128,7 @@ TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limi
   supervision.poll_interval_sec = 0.05;
   supervision.grace_sec = grace_sec;
   ProcessSupervisor supervisor(supervision);
+  const OrphanReaper reaper;  // before the child starts: what it orphans comes to this process
   const InputErrorMark mark;
   ChildProcessOptions marked_child = child;
   if (!mark.variable().empty()) marked_child.environment.push_back(mark.variable());
@@ -150,6 +152,7 @@ TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limi
     }
   }
   ::kill(-pid, SIGKILL);  // anything it left behind in its process group (a fork of the submission's)
+  reaper.kill_adopted();  // and what left the group (a daemon: fork, setsid, fork), adopted here
   exit.exit_code = supervisor.children().at(index).exit_code;
   exit.input_error = exit.exit_code == 2 && mark.marked();
   if (exit.timed_out) {

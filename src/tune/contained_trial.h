@@ -60,7 +60,8 @@ struct TrialProcessExit {
 
 // Runs the child to its end: forwards stop_requested as SIGINT (SIGKILL kGraceSec later if it
 // does not stop), kills it at the limit, then kills whatever it left in its process group (a
-// fork of the submission's).
+// fork of the submission's) and whatever it orphaned, adopted by this process (a daemon that left
+// the group: core/orphan_reaper.h).
 TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limit_sec,
                                    const std::atomic<bool>* stop_requested, double grace_sec = 10.0);
 

@@ -1,8 +1,12 @@
 """sgd.py that misbehaves at step 2 as PACER_TEST_HOSTILE says: "segfault" (its process dies),
 "hang" (the step never returns, and Ctrl-C is ignored), "exit" (os._exit(0): no result), "exit2"
 (os._exit(2): the status of bad input, yet no input was bad), "x32" (a system call of the x32 ABI,
-which a cpu-clock trial's filter cannot read as its own), "fork"
-(a second process runs on), "threads" (torch.set_num_threads(2): more compute than granted). Untrusted code of this kind must fail its trial alone."""
+which a cpu-clock trial's filter cannot read as its own), "daemon" (fork, setsid, fork: a process
+outside the trial's process group, its pid written to $PACER_TEST_DAEMON_PID), "ptrace" (attaches
+to the process that waits for the trial; raises if that worked), "fork" (a second process runs
+on), "fork_at_import" (a process started while the module is imported), "threads"
+(torch.set_num_threads(2): more compute than granted). Untrusted code of this kind must fail its
+trial alone."""
 import ctypes
 import os
 import signal
@@ -10,6 +14,11 @@ import time
 
 import sgd
 from sgd import data_selection, get_batch_size, init_optimizer_state, prepare_for_eval  # noqa: F401
+
+
+# "fork_at_import": a process started while the module is imported (it ends at once).
+if os.environ.get("PACER_TEST_HOSTILE") == "fork_at_import" and os.fork() == 0:
+    os._exit(0)
 
 
 def update_params(workload, current_param_container, current_params_types, model_state, hyperparameters,
@@ -32,6 +41,26 @@ def misbehaving_update(how, workload, current_param_container, current_params_ty
             os._exit(0)
         elif how == "exit2":
             os._exit(2)
+        elif how == "daemon":
+            child = os.fork()
+            if child == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    with open(os.environ["PACER_TEST_DAEMON_PID"] + ".partial", "w") as f:
+                        f.write(str(os.getpid()))
+                    os.rename(os.environ["PACER_TEST_DAEMON_PID"] + ".partial", os.environ["PACER_TEST_DAEMON_PID"])
+                    time.sleep(120)
+                os._exit(0)
+            os.waitpid(child, 0)
+            while not os.path.exists(os.environ["PACER_TEST_DAEMON_PID"]):
+                time.sleep(0.01)
+        elif how == "ptrace":
+            libc = ctypes.CDLL(None, use_errno=True)
+            parent = os.getppid()
+            if libc.ptrace(16, parent, None, None) == 0:  # PTRACE_ATTACH
+                os.waitpid(parent, 0x40000000)            # __WALL: until it stops
+                libc.ptrace(17, parent, None, None)       # PTRACE_DETACH: let it go on
+                raise RuntimeError(f"attached to the waiting process {parent} with ptrace")
         elif how == "x32":
             ctypes.CDLL(None, use_errno=True).syscall(0x40000000 | 39)  # x32's getpid
         elif how == "threads":
