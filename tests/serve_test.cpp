@@ -526,6 +526,61 @@ TEST_F(ServeCliTest, RefusesAnotherAddressWithoutExposeAndWhatIsNotAStore) {
   EXPECT_NE(r.err.find("missing.db does not exist"), std::string::npos) << r.err;
 }
 
+// Issue 61, item 7: 12 slow-header clients (a request line and one header, then silence) and 300
+// connections that send nothing held all 8 threads of httplib's pool, and a normal request waited
+// for them. Each connection now has a thread of its own (serve/guarded_http_server.h) and a
+// request's headers a deadline (5 s): a normal request is answered at once, the slow ones are
+// closed at their deadline, and the server stops on Ctrl-C with them still open.
+TEST_F(ServeCliTest, SlowAndIdleClientsStallNoOne) {
+  ASSERT_FALSE(start().empty());
+  const auto connect_to_server = [this] {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
+  };
+  std::vector<int> slow, idle;
+  for (int i = 0; i < 12; ++i) {
+    const int fd = connect_to_server();
+    ASSERT_GE(fd, 0);
+    const std::string head = "GET /api/overview HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    ::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+    slow.push_back(fd);
+  }
+  for (int i = 0; i < 300; ++i) {
+    const int fd = connect_to_server();
+    ASSERT_GE(fd, 0) << "connection " << i;
+    idle.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // every connection accepted and waiting
+  httplib::Client client("127.0.0.1", port_);
+  client.set_read_timeout(20, 0);
+  const auto asked = std::chrono::steady_clock::now();
+  auto res = client.Get("/api/overview");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(seconds, 1.0) << "a normal request waited behind slow and idle clients";
+  // The slow clients' requests end at their deadline (a 400 and the connection closed).
+  for (const int fd : slow) {
+    timeval tv{15, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string reply;
+    char buffer[4096];
+    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) reply.append(buffer, static_cast<size_t>(n));
+    EXPECT_NE(reply.find("HTTP/1.1 400"), std::string::npos) << "a slow client was not cut: " << reply;
+  }
+  EXPECT_TRUE(stop()) << "Ctrl-C did not stop the server with idle connections open";
+  for (const int fd : slow) ::close(fd);
+  for (const int fd : idle) ::close(fd);
+}
+
 TEST_F(ServeCliTest, PagesPollWhatAnotherProcessWritesAndBadRequestsAreRefused) {
   const std::string url = start("--poll 1");
   ASSERT_FALSE(url.empty());

@@ -38,7 +38,7 @@ Action add_serve_command(CLI::App& app) {
                  "a fraction of a second of CPU)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
-  app.add_option("--threads", a->server.threads, "Requests served at once")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--threads", a->server.threads, "Requests handled at once (connections each have a thread of their own, up to 512)")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--rules", a->dashboard.rules, "Scoring rules preset: v0.5 or v0.6 (default: the current)")
       ->check(CLI::IsMember({"v0.5", "v0.6"}));
   return [a]() -> int {

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "serve/dashboard_routes.h"
+#include "serve/guarded_http_server.h"
 
 namespace pacer {
 namespace {
@@ -25,6 +28,37 @@ void set_headers(httplib::Response& res) {
   res.set_header("Referrer-Policy", "no-referrer");
   res.set_header("X-Frame-Options", "DENY");
 }
+
+// At most N requests handled at once (--threads): connections each have a thread of their own
+// (serve/guarded_http_server.h), the work of answering is bounded here.
+class Handlers {
+ public:
+  explicit Handlers(int n) : free_(std::max(1, n)) {}
+  template <typename F>
+  void run(F&& handle) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      freed_.wait(lock, [this] { return free_ > 0; });
+      --free_;
+    }
+    struct Release {
+      Handlers& h;
+      ~Release() {
+        {
+          const std::lock_guard<std::mutex> lock(h.mutex_);
+          ++h.free_;
+        }
+        h.freed_.notify_one();
+      }
+    } release{*this};
+    handle();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  int free_;
+};
 
 std::string url_host(const std::string& host) { return host.find(':') != std::string::npos ? "[" + host + "]" : host; }
 
@@ -77,28 +111,30 @@ bool is_loopback_address(const std::string& host) {
 }
 
 void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
-  httplib::Server server;
-  const int threads = std::max(1, options.threads);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  ConnectionLimits limits;
+  limits.max_connections = options.max_connections;
+  limits.max_connections_per_client = options.max_connections_per_client;
+  limits.request_deadline_sec = options.request_deadline_sec;
+  limits.io_timeout_sec = options.timeout_sec;
+  GuardedHttpServer server(limits);
+  Handlers handlers(options.threads);
   server.set_payload_max_length(options.max_request_bytes);
-  server.set_read_timeout(options.timeout_sec, 0);
-  server.set_write_timeout(options.timeout_sec, 0);
-  server.set_keep_alive_timeout(2);  // an idle connection gives its thread back soon
-  server.set_keep_alive_max_count(100);
   server.set_tcp_nodelay(true);  // a reply is written in pieces: without it, delayed ACKs add 40 ms to each
 
   RouteOptions routes;
   routes.poll_ms = options.poll_ms;
   const auto handle = [&](const httplib::Request& req, httplib::Response& res) {
-    HttpRequestView view;
-    view.method = req.method;
-    view.path = req.path;
-    for (const auto& [key, value] : req.params) view.query.emplace(key, value);
-    view.host = req.get_header_value("Host");
-    HttpReply reply = route_dashboard_request(dashboard, view, routes);
-    res.status = reply.status;
-    res.set_content(reply.body, reply.content_type.c_str());
-    set_headers(res);
+    handlers.run([&] {
+      HttpRequestView view;
+      view.method = req.method;
+      view.path = req.path;
+      for (const auto& [key, value] : req.params) view.query.emplace(key, value);
+      view.host = req.get_header_value("Host");
+      HttpReply reply = route_dashboard_request(dashboard, view, routes);
+      res.status = reply.status;
+      res.set_content(reply.body, reply.content_type.c_str());
+      set_headers(res);
+    });
   };
   server.Get(".*", handle);
   refuse_what_is_not_served(server);
