@@ -149,6 +149,7 @@ void serve_dashboard(Dashboard& dashboard, const ServeOptions& options) {
                      " (in use by another program, or not an address of this machine): pick another with --port, "
                      "or --port 0 for any free one");
   }
+  server.widen_listen_queue(static_cast<int>(std::min<size_t>(options.max_connections, 4096)));
   // Bound to loopback: only loopback names, so that a web page cannot reach the store by DNS rebinding.
   if (is_loopback_address(options.host)) routes.allowed_hosts = loopback_host_names(options.host, port);
 

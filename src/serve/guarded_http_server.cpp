@@ -20,7 +20,7 @@
 namespace pacer {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ServerClock = std::chrono::steady_clock;
 
 // Threads started as connections come, up to a cap (then connections wait their turn); each
 // runs connections until the server shuts down.
@@ -76,9 +76,9 @@ class ConnectionThreads : public httplib::TaskQueue {
 
 // Waits until `fd` has `events` or `until`; false on timeout, error, or once the server stops
 // listening (*listening invalid: Ctrl-C ends every connection within a slice, not a timeout).
-bool wait_for(int fd, short events, Clock::time_point until, const std::atomic<socket_t>& listening) {
+bool wait_for(int fd, short events, ServerClock::time_point until, const std::atomic<socket_t>& listening) {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - ServerClock::now()).count();
     if (left <= 0 || listening == INVALID_SOCKET) return false;
     pollfd p{fd, events, 0};
     const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 200)));
@@ -107,11 +107,11 @@ class DeadlineStream : public httplib::Stream {
  public:
   DeadlineStream(int fd, int io_timeout_sec, const std::atomic<socket_t>& listening)
       : fd_(fd), io_timeout_(std::chrono::seconds(io_timeout_sec)), listening_(listening) {}
-  void arm(Clock::time_point deadline) { deadline_ = deadline; }
+  void arm(ServerClock::time_point deadline) { deadline_ = deadline; }
   void disarm() { deadline_.reset(); }
 
   bool is_readable() const override { return wait_for(fd_, POLLIN, read_until(), listening_); }
-  bool is_writable() const override { return wait_for(fd_, POLLOUT, Clock::now() + io_timeout_, listening_); }
+  bool is_writable() const override { return wait_for(fd_, POLLOUT, ServerClock::now() + io_timeout_, listening_); }
   ssize_t read(char* ptr, size_t size) override {
     if (!is_readable()) return -1;
     ssize_t n;
@@ -139,14 +139,14 @@ class DeadlineStream : public httplib::Stream {
   socket_t socket() const override { return fd_; }
 
  private:
-  Clock::time_point read_until() const {
-    const auto timeout = Clock::now() + io_timeout_;
+  ServerClock::time_point read_until() const {
+    const auto timeout = ServerClock::now() + io_timeout_;
     return deadline_ ? std::min(timeout, *deadline_) : timeout;
   }
   int fd_;
-  Clock::duration io_timeout_;
+  ServerClock::duration io_timeout_;
   const std::atomic<socket_t>& listening_;
-  std::optional<Clock::time_point> deadline_;
+  std::optional<ServerClock::time_point> deadline_;
 };
 
 bool is_loopback_peer(const std::string& ip) {
@@ -162,6 +162,10 @@ GuardedHttpServer::GuardedHttpServer(const ConnectionLimits& limits) : limits_(l
   set_keep_alive_max_count(limits.keep_alive_requests);
   set_read_timeout(limits.io_timeout_sec, 0);
   set_write_timeout(limits.io_timeout_sec, 0);
+}
+
+void GuardedHttpServer::widen_listen_queue(int connections) {
+  if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, connections);  // on a listening socket: its queue anew
 }
 
 bool GuardedHttpServer::admit(const std::string& client) {
@@ -186,12 +190,12 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   stream.get_remote_ip_and_port(client, port);
   bool served = false;
   if (admit(client)) {
-    const auto deadline = std::chrono::duration_cast<Clock::duration>(
+    const auto deadline = std::chrono::duration_cast<ServerClock::duration>(
         std::chrono::duration<double>(limits_.request_deadline_sec));
     for (size_t left = limits_.keep_alive_requests; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
       // Idle between requests (or before the first): the connection closes and its thread goes on.
-      if (!wait_for(sock, POLLIN, Clock::now() + std::chrono::seconds(limits_.keep_alive_sec), svr_sock_)) break;
-      stream.arm(Clock::now() + deadline);
+      if (!wait_for(sock, POLLIN, ServerClock::now() + std::chrono::seconds(limits_.keep_alive_sec), svr_sock_)) break;
+      stream.arm(ServerClock::now() + deadline);
       bool closed = false;
       served = process_request(stream, left == 1, closed, [&stream](httplib::Request&) { stream.disarm(); });
       stream.disarm();

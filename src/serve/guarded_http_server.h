@@ -8,7 +8,8 @@
 //   - cuts a request whose line and headers have not all arrived request_deadline_sec after its
 //     first byte could be read (a slow-header client is closed, whatever its pace);
 //   - closes a connection idle for keep_alive_sec between requests;
-//   - holds a remote (non-loopback) address to max_connections_per_client at once.
+//   - holds a remote (non-loopback) address to max_connections_per_client at once;
+//   - queues max_connections connections not yet accepted (widen_listen_queue; httplib's is 5).
 // What a request does once read (its handler, its reply) is not hurried.
 //
 //   pacer::GuardedHttpServer server(limits);   // then as an httplib::Server: Get(...), bind, listen
@@ -33,6 +34,9 @@ struct ConnectionLimits {
 class GuardedHttpServer : public httplib::Server {
  public:
   explicit GuardedHttpServer(const ConnectionLimits& limits);
+  // After bind_to_port: a listen queue of `connections` (httplib's is 5: a burst of connections,
+  // an attacker's included, left a normal client's SYN unanswered for seconds).
+  void widen_listen_queue(int connections);
 
  private:
   // httplib's per-connection entry point (a private virtual of httplib::Server, overridden).
