@@ -493,8 +493,8 @@ class ServeCliTest : public pacer::testing::CliFixture {
     pid_ = 0;
     return gone && pacer::testing::read_file(dir_ + "/serve.out").find("pacer serve: stopped") != std::string::npos;
   }
-  // A raw request: what the server answers to bytes no client library would send.
-  std::string raw(const std::string& bytes) {
+  // A connection to the server; -1 when it cannot be made.
+  int connect_to_server() const {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -502,8 +502,14 @@ class ServeCliTest : public pacer::testing::CliFixture {
     ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
     if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
       ::close(fd);
-      return "";
+      return -1;
     }
+    return fd;
+  }
+  // A raw request: what the server answers to bytes no client library would send.
+  std::string raw(const std::string& bytes) {
+    const int fd = connect_to_server();
+    if (fd < 0) return "";
     timeval tv{10, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
@@ -533,18 +539,6 @@ TEST_F(ServeCliTest, RefusesAnotherAddressWithoutExposeAndWhatIsNotAStore) {
 // closed at their deadline, and the server stops on Ctrl-C with them still open.
 TEST_F(ServeCliTest, SlowAndIdleClientsStallNoOne) {
   ASSERT_FALSE(start().empty());
-  const auto connect_to_server = [this] {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port_));
-    ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(fd);
-      return -1;
-    }
-    return fd;
-  };
   std::vector<int> slow, idle;
   for (int i = 0; i < 12; ++i) {
     const int fd = connect_to_server();
