@@ -31,6 +31,22 @@ class SubmissionFailure(Exception):
     """A message already formatted for the user (file, function, line, the traceback's end)."""
 
 
+def needs_newer_torch(exc):
+    """What to say when a submission meets the limits of PyTorch 1.x (Debian's 1.13, which the
+    default build embeds): an API it lacks (torch.compile), or 1.13's internal assert in mixed-dtype
+    in-place arithmetic (Schedule-Free AdamW's addcmul_), fixed in 2.x."""
+    major = int(torch.__version__.split(".")[0])
+    if major >= 2:
+        return ""
+    text = str(exc)
+    missing_api = isinstance(exc, AttributeError) and re.match(r"module 'torch(\.\w+)*' has no attribute", text)
+    internal_assert = isinstance(exc, RuntimeError) and "needs_dynamic_casting" in text
+    if not (missing_api or internal_assert):
+        return ""
+    return (f" (this submission needs PyTorch 2.x; this Pacer embeds PyTorch {torch.__version__}: build Pacer "
+            "against pip's torch with `make test TORCH=pip`, docs/development.md)")
+
+
 def describe_exception(exc, tb, path, function):
     """'FILE: FUNCTION, line N (in NAME): Type: message' and the last lines of the traceback,
     without the import machinery's own frames."""
@@ -48,6 +64,7 @@ def describe_exception(exc, tb, path, function):
         text += (f" (Pacer's algoperf shim provides {', '.join(PROVIDED)}, also under the name "
                  "algorithmic_efficiency; see docs/python_submissions.md)")
     text += missing_hyperparameters(exc, path)
+    text += needs_newer_torch(exc)
     tail = "".join(traceback.format_list(frames[-3:]) + traceback.format_exception_only(type(exc), exc))
     return printable(f"{path}: {function}{where}: {clipped(text)}\n  traceback (last lines):\n    " +
                      "\n    ".join(clipped(tail).rstrip().splitlines()))

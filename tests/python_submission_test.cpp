@@ -463,6 +463,24 @@ TEST_F(PythonSubmissionTest, ASubmissionImportsFromItsRepositorysRootAndItsOwnSu
   EXPECT_NE(r.err.find("No module named 'submissions'"), std::string::npos) << r.err;
 }
 
+// A submission that needs PyTorch 2.x (torch.compile; Schedule-Free AdamW's addcmul_ meets an
+// internal assert of 1.13) fails on a build that embeds PyTorch 1.x with a message naming the version
+// it needs and how to build for it; on 2.x it trains.
+TEST_F(PythonSubmissionTest, ASubmissionThatNeedsPyTorch2SaysSoOnAnOlderOne) {
+  auto r = pacer("run -w fmnist_mlp -a '" + data("needs_torch2.py") + "' --set learning_rate=0.05 --max-steps 5 "
+                 "--eval-every 5 --ignore-targets -q");
+#if PACER_TORCH_MAJOR < 2
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("AttributeError: module 'torch' has no attribute 'compile' (this submission needs PyTorch "
+                       "2.x; this Pacer embeds PyTorch 1."),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("make test TORCH=pip"), std::string::npos) << r.err;
+#else
+  EXPECT_EQ(r.code, 0) << r.err;
+#endif
+}
+
 TEST_F(PythonSubmissionTest, DataParallelismIsRefusedWithTheReason) {
   auto r = pacer("run -w fmnist_mlp -a '" + data("sgd.py") + "' --set learning_rate=0.05 --virtual-workers 2 "
                  "--max-steps 5 -q");

@@ -60,14 +60,19 @@ def one_point(space_file):
     return point
 
 
+def shortened(line, head=200, tail=180):
+    """A long message's start and end (where Pacer's hints are)."""
+    return line if len(line) <= head + tail + 5 else line[:head] + " ... " + line[-tail:]
+
+
 def first_error(stderr):
-    """The error Pacer reported (not a warning before it), cut to 300 characters."""
+    """The error Pacer reported (not a warning before it), its start and end."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     for line in lines:
         if line.startswith("pacer: error:"):
-            return line[:300]
+            return shortened(line)
     others = [line for line in lines if not line.startswith("pacer: warning:")]
-    return (others or lines or [""])[-1][:300]
+    return shortened((others or lines or [""])[-1])
 
 
 def main():
