@@ -481,6 +481,15 @@ TEST_F(PythonSubmissionTest, ASubmissionThatNeedsPyTorch2SaysSoOnAnOlderOne) {
 #endif
 }
 
+// AlgoPerf's runner hands update_params whatever data_selection returned: the LAWA submissions
+// return the input queue itself and draw their batches inside update_params.
+TEST_F(PythonSubmissionTest, TheInputQueueReturnedAsTheBatchReachesUpdateParams) {
+  auto r = pacer("run -w fmnist_mlp -a '" + data("queue_as_batch.py") +
+                 "' --self-tuning --max-steps 5 --eval-every 5 --ignore-targets -q --eval-splits validation");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("steps:               5 in"), std::string::npos) << r.out;
+}
+
 TEST_F(PythonSubmissionTest, DataParallelismIsRefusedWithTheReason) {
   auto r = pacer("run -w fmnist_mlp -a '" + data("sgd.py") + "' --set learning_rate=0.05 --virtual-workers 2 "
                  "--max-steps 5 -q");

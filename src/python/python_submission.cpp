@@ -35,7 +35,7 @@ PythonSubmission::PythonSubmission(std::shared_ptr<SubmissionModule> module) : m
 PythonSubmission::~PythonSubmission() {
   py::gil_scoped_acquire gil;
   for (py::object* o : {&workload_, &container_, &hparams_, &optimizer_state_, &model_state_, &input_queue_,
-                        &param_types_, &loss_type_, &results_}) {
+                        &param_types_, &loss_type_, &results_, &queue_as_batch_}) {
     *o = py::object();
   }
 }
@@ -114,6 +114,11 @@ Batch PythonSubmission::select_data(BatchStream& stream, const StepContext& cont
     py::object batch = module_->module.attr("data_selection")(workload_, input_queue_, optimizer_state_, container_,
                                                                 model_state_, hparams_, context.step,
                                                                 rng(context.step_seed));
+    queue_as_batch_ = py::object();
+    if (batch.is(input_queue_)) {  // the queue itself: update_params draws from it
+      queue_as_batch_ = batch;
+      return Batch{};
+    }
     module_->glue.attr("check_batch")(batch, "data_selection");
     return PythonBinding::to_batch(batch);
   });
@@ -166,7 +171,7 @@ UpdateResult PythonSubmission::update(const Workload& /*workload*/, Network& /*n
   return guarded("update_params", [&] {
     binding_->begin_step();
     py::dict kwargs = step_arguments(context);
-    kwargs["batch"] = PythonBinding::to_dict(batch);
+    kwargs["batch"] = queue_as_batch_ ? queue_as_batch_ : PythonBinding::to_dict(batch);
     if (module_->takes_train_state) kwargs["train_state"] = train_state(context);
     UpdateResult result;
     try {

@@ -76,6 +76,9 @@ class PythonSubmission : public TrainingAlgorithm {
   pybind11::object workload_, container_, hparams_, optimizer_state_, model_state_, input_queue_, param_types_,
       loss_type_, results_;
   size_t results_seen_ = 0;
+  // data_selection returned the input queue itself (AlgoPerf's LAWA submissions draw their batches
+  // inside update_params): handed to update_params as `batch`, as AlgoPerf's runner does.
+  pybind11::object queue_as_batch_;
   // A failure before the first step (init_optimizer_state, get_batch_size's value), raised at
   // the first step so that the trial is recorded like any other failed trial.
   mutable std::string pending_failure_;
