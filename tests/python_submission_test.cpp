@@ -469,7 +469,9 @@ TEST_F(PythonSubmissionTest, ASubmissionImportsFromItsRepositorysRootAndItsOwnSu
 TEST_F(PythonSubmissionTest, ASubmissionThatNeedsPyTorch2SaysSoOnAnOlderOne) {
   auto r = pacer("run -w fmnist_mlp -a '" + data("needs_torch2.py") + "' --set learning_rate=0.05 --max-steps 5 "
                  "--eval-every 5 --ignore-targets -q");
-#if PACER_TORCH_MAJOR < 2
+#if PACER_TORCH_MAJOR == 0
+  GTEST_SKIP() << "the build's LibTorch version is unknown (CMake's Torch_VERSION is empty)";
+#elif PACER_TORCH_MAJOR < 2
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("AttributeError: module 'torch' has no attribute 'compile' (this submission needs PyTorch "
                        "2.x; this Pacer embeds PyTorch 1."),
