@@ -36,6 +36,26 @@ void add(scmp_filter_ctx filter, uint32_t action, int syscall, std::initializer_
   if (rc != 0) throw Error(std::string("cannot refuse child processes: seccomp_rule_add: ") + std::strerror(-rc));
 }
 
+// Loads `filter` on every thread of this process, those LibTorch already started included. A call
+// of another ABI (x32 on x86_64: the filter cannot read it as one of its own) kills the whole
+// process: libseccomp's default kills only the calling thread, which left the submission's other
+// threads, and `pacer run` waiting on them, running for ever. `what` names the refusal in errors.
+void install(scmp_filter_ctx filter, const std::string& what) {
+  // The filter needs no privilege with no_new_privs set (it also keeps set-user-ID programs from gaining any).
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    throw Error("cannot refuse " + what + ": PR_SET_NO_NEW_PRIVS: " + std::strerror(errno));
+  }
+  if (seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0) {
+    throw Error("cannot refuse " + what + ": this kernel cannot kill a process from a filter");
+  }
+  if (seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
+    throw Error("cannot refuse " + what + ": this kernel cannot apply a filter to every thread");
+  }
+  if (const int rc = seccomp_load(filter); rc != 0) {
+    throw Error("cannot refuse " + what + ": seccomp_load: " + std::strerror(-rc));
+  }
+}
+
 }  // namespace
 
 void refuse_child_processes() {
@@ -55,23 +75,7 @@ void refuse_child_processes() {
     if (kLeakCheckerClones && flags == CLONE_VM) continue;
     add(filter.get(), refuse, SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, kind, flags)});
   }
-  // The filter needs no privilege with no_new_privs set (it also keeps set-user-ID programs from gaining any).
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    throw Error(std::string("cannot refuse child processes: PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
-  }
-  // A call of another ABI (x32 on x86_64: the filter cannot read it as one of its own) kills the
-  // whole process: libseccomp's default kills only the calling thread, which left the submission's
-  // other threads, and `pacer run` waiting on them, running for ever.
-  if (seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0) {
-    throw Error("cannot refuse child processes: this kernel cannot kill a process from a filter");
-  }
-  // Every thread of the process, those LibTorch already started included.
-  if (seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
-    throw Error("cannot refuse child processes: this kernel cannot apply a filter to every thread");
-  }
-  if (const int rc = seccomp_load(filter.get()); rc != 0) {
-    throw Error(std::string("cannot refuse child processes: seccomp_load: ") + std::strerror(-rc));
-  }
+  install(filter.get(), "child processes");
   refused = true;
 }
 
@@ -90,16 +94,7 @@ void refuse_tracing() {
       throw Error(std::string("cannot refuse tracing: seccomp_rule_add: ") + std::strerror(-rc));
     }
   }
-  if (seccomp_attr_set(filter.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0 ||
-      seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0) {
-    throw Error("cannot refuse tracing: this kernel cannot apply a filter to every thread");
-  }
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    throw Error(std::string("cannot refuse tracing: PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno));
-  }
-  if (const int rc = seccomp_load(filter.get()); rc != 0) {
-    throw Error(std::string("cannot refuse tracing: seccomp_load: ") + std::strerror(-rc));
-  }
+  install(filter.get(), "tracing");
   done = true;
 }
 
