@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -363,14 +364,13 @@ TEST_F(PythonSubmissionTest, AContainedTrialTracesNothingLeavesNoDaemonAndIsRest
   EXPECT_EQ(traced_in_tune.err.find("attached to the waiting process"), std::string::npos) << traced_in_tune.err;
 #endif
   const auto daemon_gone = [&](const std::string& command, const std::string& name) {
-    const std::string pid_file = dir_ + "/" + name + ".pid";
     ::setenv("PACER_TEST_HOSTILE", "daemon", 1);
-    ::setenv("PACER_TEST_DAEMON_PID", pid_file.c_str(), 1);
     auto r = pacer(command);
-    ::unsetenv("PACER_TEST_DAEMON_PID");
     EXPECT_EQ(r.code, 0) << name << "\n" << r.err;
-    const pid_t daemon = static_cast<pid_t>(std::atol(testing::read_file(pid_file).c_str()));
-    ASSERT_GT(daemon, 0) << name << ": the daemon never wrote its pid";
+    const size_t at = r.err.find("hostile daemon pid ");
+    ASSERT_NE(at, std::string::npos) << name << ": the daemon never said its pid\n" << r.err;
+    const pid_t daemon = static_cast<pid_t>(std::atol(r.err.c_str() + at + std::strlen("hostile daemon pid ")));
+    ASSERT_GT(daemon, 0) << name << "\n" << r.err;
     EXPECT_NE(::kill(daemon, 0), 0) << name << ": the daemon " << daemon << " outlived its trial";
     if (::kill(daemon, 0) == 0) ::kill(daemon, SIGKILL);
   };
@@ -385,6 +385,50 @@ TEST_F(PythonSubmissionTest, AContainedTrialTracesNothingLeavesNoDaemonAndIsRest
   EXPECT_EQ(forked.code, 0) << forked.err;  // the trial's failure, not bad input: the study goes on
   EXPECT_NE(forked.err.find("failed [its import failed in the trial's process"), std::string::npos) << forked.err;
   EXPECT_NE(forked.err.find("may start no process"), std::string::npos) << forked.err;
+}
+
+// What a contained trial may not touch (issue 61, items 3 and 4), in `pacer tune` and in `pacer
+// run`'s contained copy: the dataset's files (the held-out splits are among them) cannot be read,
+// the study store and another run's folder cannot be written; the trial itself runs on and is
+// recorded (by its worker, over the channel: the trial's process never writes the store).
+TEST_F(PythonSubmissionTest, AContainedTrialReadsNoHeldOutDataAndWritesNoRecord) {
+  const std::string labels = "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
+  if (!std::filesystem::exists(labels)) GTEST_SKIP() << "no " << labels;
+  const std::string tune = "tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 "
+                           "--eval-every 5 --threads 1 --trial-limit 300 ";
+  const std::string run = "run -w fmnist_mlp -a '" + data("hostile.py") + "' --set learning_rate=0.05 --max-steps 10 "
+                          "--eval-every 5 --threads 1 -q ";
+  ::setenv("PACER_TEST_HOSTILE", "read_data", 1);
+  ::setenv("PACER_TEST_DATA_FILE", labels.c_str(), 1);
+  for (const std::string& command : {tune + "--store '" + dir_ + "/read.db'", run + "--out '" + dir_ + "/read_run'"}) {
+    auto r = pacer(command);
+    EXPECT_EQ(r.code, 0) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("hostile: refused: PermissionError"), std::string::npos) << command << "\n" << r.err;
+    EXPECT_EQ(r.err.find("hostile: read "), std::string::npos) << command << "\n" << r.err;
+  }
+  // The store it is recorded in, and another run's record, stay as they were.
+  const std::string store = dir_ + "/write.db", other = dir_ + "/read_run/trial.json";
+  const std::string other_before = testing::read_file(other);
+  ::setenv("PACER_TEST_HOSTILE", "write_store", 1);
+  for (const std::string& victim : {store, other}) {
+    ::setenv("PACER_TEST_VICTIM", victim.c_str(), 1);
+    auto r = pacer(tune + "--store '" + (victim == store ? store : dir_ + "/write_other.db") + "'");
+    EXPECT_EQ(r.code, 0) << victim << "\n" << r.err;
+    EXPECT_NE(r.err.find("hostile: refused: PermissionError"), std::string::npos) << victim << "\n" << r.err;
+    ::setenv("PACER_TEST_VICTIM", other.c_str(), 1);
+    auto copy = pacer(run + "--out '" + dir_ + "/write_run_" + std::to_string(victim == store) + "'");
+    EXPECT_EQ(copy.code, 0) << copy.err;
+    EXPECT_NE(copy.err.find("hostile: refused: PermissionError"), std::string::npos) << copy.err;
+  }
+  ::unsetenv("PACER_TEST_HOSTILE");
+  ::unsetenv("PACER_TEST_VICTIM");
+  ::unsetenv("PACER_TEST_DATA_FILE");
+  EXPECT_EQ(testing::read_file(other), other_before);
+  auto list = pacer("study show '" + store + "' 1 --json");
+  ASSERT_EQ(list.code, 0) << list.err;
+  const auto study = nlohmann::json::parse(list.out);
+  EXPECT_EQ(study.dump().find("forged"), std::string::npos);
+  EXPECT_NE(study.dump().find("not_reached"), std::string::npos) << study.dump();  // recorded, with its evals
 }
 
 TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {

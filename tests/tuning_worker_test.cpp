@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,7 @@
 #include "tune/board_request.h"
 #include "tune/search_space.h"
 #include "tune/sweep.h"
+#include "run/trial_channel.h"
 #include "run/tuning_worker.h"
 
 namespace pacer {
@@ -280,6 +282,99 @@ TEST_F(TuningWorkerThreads, ABoardStoppedByADeadlineFinishesOnTheNextRun) {
   EXPECT_FALSE(run_workers(std::nullopt));
   EXPECT_EQ(board_progress(store, plan).done, total);
   for (const auto& t : trials()) EXPECT_EQ(t.status, StoredTrialStatus::complete) << "trial " << t.id;
+}
+
+}  // namespace
+}  // namespace pacer
+
+namespace pacer {
+namespace {
+
+// The channel of a contained trial (run/trial_channel.h), both ends in this process: what the
+// child sends is recorded for its own trial (a NaN metric too), a heartbeat renews its lease, and
+// what a hostile child could send instead is refused with the reason and closes the channel: a
+// malformed line, a nesting bomb, a write after the outcome, an eval index out of range.
+class TrialChannelTest : public TuningWorkerThreads {
+ protected:
+  // The first trial of a fresh study, claimed under `owner_`.
+  void SetUp() override {
+    TuningWorkerThreads::SetUp();
+    study_ = plan(1, 2, 10, 5).front();
+    StudyStore store(store_);
+    trial_ = *store.claim_trial({study_.id}, owner_, 60);
+  }
+  std::vector<EvalRecord> evals() const { return StudyStore(store_).evals(trial_.id); }
+  static EvalRecord eval(int64_t step, double loss) {
+    EvalRecord e;
+    e.step = step;
+    e.accumulated_submission_time = 0.1 * static_cast<double>(step);
+    e.metrics["validation/loss"] = loss;
+    return e;
+  }
+  // Writes `line` raw, as a hostile child would, and returns the server's complaint.
+  std::string complaint_after(const std::string& line) {
+    TrialChannelServer server(store_, trial_, study_, owner_, worker_options_);
+    const int fd = ::dup(server.child_fd());
+    server.close_child_end();
+    EXPECT_EQ(::write(fd, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    char reply[256];
+    EXPECT_LE(::read(fd, reply, sizeof reply), 0) << "the channel must close on a refused request";
+    ::close(fd);
+    return server.stop();
+  }
+
+  const std::string owner_ = "channel-test-owner";
+  WorkerOptions worker_options_ = options("channel");
+  StudyRecord study_;
+  TrialRecord trial_;
+};
+
+TEST_F(TrialChannelTest, TheChildsRecordsReachItsOwnTrialAndNothingElse) {
+  TrialChannelServer server(store_, trial_, study_, owner_, worker_options_);
+  ChannelLedger ledger(::dup(server.child_fd()));
+  server.close_child_end();
+  EXPECT_TRUE(ledger.heartbeat());
+  ledger.record_eval(0, eval(5, 0.5));
+  ledger.record_eval(1, eval(10, std::nan("")));  // a diverged eval: JSON has no NaN
+  EXPECT_FALSE(ledger.best_eval_index_to_target().has_value());
+  EXPECT_TRUE(std::isinf(ledger.fastest().seconds));
+  TrialOutcome outcome;
+  outcome.status = TrialStatus::diverged;
+  outcome.stop_reason = StopReason::diverged;
+  outcome.message = std::string("bad \xff byte");  // invalid UTF-8 from a submission's exception
+  outcome.steps = 10;
+  ledger.finish(outcome);
+  // The outcome is the last write: a second one, or an eval after it, is refused and ends the channel.
+  EXPECT_THROW(ledger.record_eval(2, eval(15, 0.1)), Error);
+  EXPECT_NE(server.stop().find("after its trial's outcome"), std::string::npos);
+  EXPECT_EQ(server.evals_recorded(), 2);
+
+  const std::vector<EvalRecord> stored = evals();
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].metrics.at("validation/loss"), 0.5);
+  EXPECT_TRUE(std::isnan(stored[1].metrics.at("validation/loss")));
+  StudyStore store(store_);
+  const auto trial = store.trial(trial_.id);
+  ASSERT_TRUE(trial && trial->result);
+  EXPECT_EQ(trial->result->status, TrialStatus::diverged);
+  EXPECT_EQ(trial->result->steps, 10);
+  // The other trial of the study was never touched.
+  for (const auto& t : store.trials(study_.id)) {
+    if (t.id != trial_.id) EXPECT_EQ(t.status, StoredTrialStatus::pending);
+  }
+}
+
+TEST_F(TrialChannelTest, WhatAHostileChildSendsIsRefusedWithTheReason) {
+  EXPECT_NE(complaint_after("not json\n").find("malformed request"), std::string::npos);
+  EXPECT_NE(complaint_after(std::string(100000, '[') + "\n").find("nested deeper"), std::string::npos);
+  EXPECT_NE(complaint_after(R"({"op":"eval","index":-1,"eval":{}})" "\n").find("eval index out of range"), std::string::npos);
+  EXPECT_NE(complaint_after(R"({"op":"eval","index":0,"eval":{"step":"x"}})" "\n").find("malformed 'eval'"),
+            std::string::npos);
+  EXPECT_NE(complaint_after(R"({"op":"finish","outcome":{"status":"won"}})" "\n").find("malformed 'finish'"),
+            std::string::npos);
+  EXPECT_NE(complaint_after(R"({"op":"delete_study"})" "\n").find("unknown request"), std::string::npos);
+  EXPECT_TRUE(evals().empty());
+  EXPECT_EQ(StudyStore(store_).trial(trial_.id)->status, StoredTrialStatus::running);  // still the worker's to record
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace {
 
 struct ContainedTrialArgs {
   std::string store, owner, python_file, plugin_file;
-  std::vector<std::string> fixed_bounds;
+  int channel_fd = -1;
   int64_t study = 0, trial = 0;
   int threads = 1;
   bool quiet = false;
@@ -46,22 +46,17 @@ Action add_contained_trial_command(CLI::App& app) {
   app.add_flag("--quiet", a->quiet);
   app.add_option("--python-file", a->python_file);
   app.add_option("--plugin-file", a->plugin_file);
-  app.add_option("--fixed-bound", a->fixed_bounds);
+  app.add_option("--channel-fd", a->channel_fd)->required();
   return [a]() -> int {
     const std::atomic<bool>& stop = install_interrupt_handler();
     stop_with_supervisor();
     set_num_threads(a->threads);
     Progress progress(a->quiet ? Progress::Mode::quiet : Progress::Mode::lines);
     WorkerOptions options = a->options;
-    if (!a->fixed_bounds.empty()) {
-      auto bounds = std::make_shared<RaceBounds>();
-      for (const auto& arg : a->fixed_bounds) add_fixed_bound_arg(*bounds, arg);
-      options.race_bounds = bounds;
-    }
     options.stop_requested = &stop;
     options.progress = &progress;
     // Registered here too, once the process's restrictions are in place (run_contained_trial).
-    return run_contained_trial(a->store, a->study, a->trial, a->owner, options, [&a] {
+    return run_contained_trial(a->store, a->study, a->trial, a->owner, a->channel_fd, options, [&a] {
       if (!a->python_file.empty()) resolve_algorithm(a->python_file);
       if (!a->plugin_file.empty()) load_algorithm_plugin(a->plugin_file);
     });

@@ -111,6 +111,7 @@ size_t ProcessSupervisor::spawn(const ChildProcessOptions& child) {
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   }
+  for (const auto& [ours, theirs] : child.inherited_fds) posix_spawn_file_actions_adddup2(&actions, ours, theirs);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);  // own process group: a Ctrl-C reaches it once, from us

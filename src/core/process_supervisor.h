@@ -38,6 +38,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pacer {
@@ -83,6 +84,9 @@ struct ChildProcessOptions {
   std::vector<std::string> environment;  // "NAME=VALUE", added to (or replacing) ours
   std::string label;                     // names the child in output lines
   bool capture_output = true;            // false: the child writes to our stdout and stderr
+  // Descriptors handed to the child: {ours, its number there} (a contained trial's channel to its
+  // worker, as 3). Every other descriptor of ours that closes on exec stays closed there.
+  std::vector<std::pair<int, int>> inherited_fds;
 };
 
 struct ChildStatus {

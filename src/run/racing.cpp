@@ -63,7 +63,7 @@ std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, doub
   });
 }
 
-std::function<void()> add_racing(StudyStore& store, const RacingOptions& options, const StudyRecord& study,
+std::function<void()> add_racing(TrialLedger& ledger, const RacingOptions& options, const StudyRecord& study,
                                  const WorkloadSpec& workload, const TrialSpec& spec, StopRules& rules,
                                  const std::function<void(const std::function<void()>&)>& timed) {
   std::shared_ptr<std::atomic<int64_t>> best_index;
@@ -77,19 +77,17 @@ std::function<void()> add_racing(StudyStore& store, const RacingOptions& options
       options.cutoff && spec.eval_every_steps == 0 && spec.eval_at_steps.empty() && !options.checkpointing;
   if (cutoff) rules.push_back(stop_past_the_cutoff(workload, workload.eval_period_sec, fastest));
   auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
-  const RaceBounds* bounds = options.bounds;
-  auto refresh = [&store, timed, best_index, fastest, cutoff, last_cutoff_read, study, bounds] {
+  auto refresh = [&ledger, timed, best_index, fastest, cutoff, last_cutoff_read] {
     if (best_index) {
       std::optional<int64_t> best;
-      timed([&] { best = store.best_eval_index_to_target(study.id); });
+      timed([&] { best = ledger.best_eval_index_to_target(); });
       best_index->store(best ? *best : -1);
     }
     const auto now = std::chrono::steady_clock::now();
     if (cutoff && (!*last_cutoff_read || now - **last_cutoff_read >= std::chrono::duration<double>(kCutoffRefreshSec))) {
       *last_cutoff_read = now;
-      const RaceBounds no_fixed;
       FastestTimes f;
-      timed([&] { f = (bounds ? *bounds : no_fixed).fastest(store, study); });
+      timed([&] { f = ledger.fastest(); });
       fastest->seconds.store(f.seconds);
       fastest->steps.store(f.steps);
     }

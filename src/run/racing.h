@@ -1,10 +1,10 @@
 #pragma once
 // Racing, in one place: the two stop rules that end a trial which can no longer matter (a trial its
 // study's best has already beaten; a trial past AlgoPerf's 4x cut-off of the fastest time), and
-// their refresh from the study store (now and after each of the trial's evals). The bounds of the
+// their refresh from the trial's ledger, the study store or the worker (run/trial_ledger.h) (now and after each of the trial's evals). The bounds of the
 // cut-off come from tune/race_bounds.h. docs/tuning.md, "Racing", says why both are exact.
 //
-//   auto refresh = pacer::add_racing(store, options, study, workload.spec(), trial_options.spec,
+//   auto refresh = pacer::add_racing(ledger, options, study, workload.spec(), trial_options.spec,
 //                                    trial_options.extra_stop_rules, [](const std::function<void()>& call) { call(); });
 #include <atomic>
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 
+#include "run/trial_ledger.h"
 #include "store/study_store.h"
 #include "train/stop_rule.h"
 #include "catalog/trial_spec.h"
@@ -47,7 +48,6 @@ std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, doub
 
 struct RacingOptions {
   bool cutoff = false;                 // also the 4x cut-off (evals by time only)
-  const RaceBounds* bounds = nullptr;  // fixed times (a board's --against); none: the store's alone
   bool checkpointing = false;          // checkpoints take off-clock time between evals: no cut-off then
 };
 
@@ -55,8 +55,8 @@ struct RacingOptions {
 // external study; the cut-off when asked for and `spec` evaluates by time) and returns their
 // refresh, already run once: the
 // study's best eval index, and the cut-off's bound at most every 10 s (it reads every study of
-// the workload). `timed` wraps each store read (the worker counts them).
-std::function<void()> add_racing(StudyStore& store, const RacingOptions& options, const StudyRecord& study,
+// the workload; the ledger adds a board's fixed times). `timed` wraps each read (the worker counts them).
+std::function<void()> add_racing(TrialLedger& ledger, const RacingOptions& options, const StudyRecord& study,
                                  const WorkloadSpec& workload, const TrialSpec& spec, StopRules& rules,
                                  const std::function<void(const std::function<void()>&)>& timed);
 

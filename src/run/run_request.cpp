@@ -1,5 +1,7 @@
 #include "run/run_request.h"
 
+#include "run/contained_trial_files.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "distributed/c10d_communicator.h"
 #include "catalog/combiner_names.h"
 #include "distributed/dist_environment.h"
+#include "run/contained_trial_files.h"
 #include "runtime/torch_runtime.h"
 #include "score/rules.h"
 #include "train/trial_runner.h"
@@ -71,9 +74,20 @@ RunOutcome run_one_trial(const RunRequest& request) {
   const DistEnvironment env = DistEnvironment::from_environment();
   check_clock_for_device(request.trial.clock, request.trial.device);  // --device cuda --clock cpu: before any work
   const LoadChoice load = choose_for_load(request, env);
-  // Before the submission's code first runs (its import): see RunRequest::contained_process.
-  if (request.contained_process) refuse_tracing();
-  if (request.contained_process && (request.trial.clock == ClockKind::cpu || load.cpu_clock)) refuse_child_processes();
+  const bool lead = env.rank == 0;
+  FolderLock out_lock;  // held to the end: a second command writing the folder is refused
+  // Before the submission's code first runs (its import): see RunRequest::contained_process. Its
+  // folder is made and its data read first, on one thread: afterwards the dataset's files cannot
+  // be read, nothing outside the folder can be written (run/contained_trial_files.h), and only the
+  // threads started from then on are restricted.
+  if (request.contained_process) {
+    if (lead && !request.out.empty()) out_lock = prepare_result_folder(request.out, request.existing);
+    set_num_threads(1);
+    workload->load({request.trial.data_dir, c10::Device(c10::DeviceType::CPU)});
+    refuse_tracing();
+    if (request.trial.clock == ClockKind::cpu || load.cpu_clock) refuse_child_processes();
+    restrict_contained_trial(request.out, request.trial.data_dir);
+  }
   const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
   auto algorithm = create_algorithm(algorithm_name);
   set_num_threads(load.threads, env.local_world_size);  // the ranks on this machine share its CPUs
@@ -89,9 +103,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
     check_backend_for_device(request.dist_backend, cuda, options.spec.data_parallel.combine);
     options.communicator = make_process_communicator(env, request.dist_backend, request.dist_timeout_sec, cuda);
   }
-  const bool lead = env.rank == 0;
-  FolderLock out_lock;  // held to the end: a second command writing the folder is refused
-  if (lead && !request.out.empty())  // before any work: never mix with, or silently replace, earlier results
+  if (lead && !request.out.empty() && !request.contained_process)  // before any work: never mix with, or silently replace, earlier results
     out_lock = prepare_result_folder(request.out, request.existing);
   Progress progress(request.quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
   options.seed = request.seed;

@@ -1,5 +1,7 @@
 #include "run/tuning_worker.h"
 
+#include <fcntl.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -20,7 +22,11 @@
 #include "core/child_processes.h"
 #include "run/racing.h"
 #include "tune/contained_trial.h"
+#include "run/trial_channel.h"
+#include "run/trial_ledger.h"
+#include "run/contained_trial_files.h"
 #include "tune/sweep.h"
+#include "runtime/torch_runtime.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
 
@@ -38,16 +44,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Renews the lease of the running trial on its own connection (a store connection is not
-// shared across threads) and mirrors an outside stop request into the trial's stop flag.
+// Renews the lease of the running trial through its ledger (on the ledger's own store connection,
+// or over a contained trial's channel) and mirrors an outside stop request into the trial's stop flag.
 class Heartbeat {
  public:
-  Heartbeat(const std::string& store_path, int64_t trial_id, std::string owner, const WorkerOptions& options,
-            std::atomic<bool>& trial_stop, std::atomic<bool>& lease_lost)
-      : thread_([=, &options, &trial_stop, &lease_lost] {
-          // Opened at the first beat, and again after a failure: a store that cannot be reached
-          // now (a PostgreSQL restart) must not end the worker; the lease is long.
-          std::unique_ptr<StudyStore> store;
+  Heartbeat(TrialLedger& ledger, const WorkerOptions& options, std::atomic<bool>& trial_stop, std::atomic<bool>& lease_lost)
+      : thread_([=, &ledger, &options, &trial_stop, &lease_lost] {
           auto next = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.heartbeat_sec);
           std::unique_lock<std::mutex> lock(mutex_);
           while (!done_) {
@@ -59,17 +61,9 @@ class Heartbeat {
             const auto start = std::chrono::steady_clock::now();
             bool ours = true;
             try {
-              if (!store) {
-                // Short waits: this thread also relays Ctrl-C to the trial and is joined when it
-                // ends, so it gives up on an outage quickly and tries again at the next beat.
-                StudyStoreOptions quick;
-                quick.reconnect_timeout_sec = options.heartbeat_sec;
-                store = std::make_unique<StudyStore>(store_path, quick);
-              }
-              ours = store->heartbeat(trial_id, owner, options.lease_sec);
+              ours = ledger.heartbeat();
             } catch (const std::exception&) {
               // A store busy past its timeout or unreachable: try again at the next beat.
-              store.reset();
             }
             store_seconds_ += seconds_since(start);
             ++calls_;
@@ -125,14 +119,14 @@ std::string describe_result(const TrialResult& r) {
   return out.str();
 }
 
-// Streams each eval into the study store as it is logged, so a killed worker loses nothing
+// Streams each eval into the trial's ledger as it is logged, so a killed worker loses nothing
 // measured; a lost lease (another worker took the trial over) stops the trial.
-class StoreRecorder : public TrialObserver {
+class LedgerRecorder : public TrialObserver {
  public:
   using Timed = std::function<void(const std::function<void()>&)>;
-  StoreRecorder(StudyStore& store, const TrialRecord& trial, const std::string& owner, Timed timed,
-                int64_t& evals_recorded, std::function<void()> on_lease_lost, std::function<void()> after_eval)
-      : store_(store), trial_(trial), owner_(owner), timed_(std::move(timed)), evals_recorded_(evals_recorded),
+  LedgerRecorder(TrialLedger& ledger, Timed timed, int64_t& evals_recorded, std::function<void()> on_lease_lost,
+                 std::function<void()> after_eval)
+      : ledger_(ledger), timed_(std::move(timed)), evals_recorded_(evals_recorded),
         on_lease_lost_(std::move(on_lease_lost)), after_eval_(std::move(after_eval)) {}
 
   // Resumed from a checkpoint: the evals before it belong to this attempt too.
@@ -149,16 +143,14 @@ class StoreRecorder : public TrialObserver {
   void record_eval(const EvalRecord& record) {
     const int64_t index = eval_index_++;
     try {
-      timed_([&] { store_.record_eval(trial_.id, owner_, trial_.attempts, index, record); });
+      timed_([&] { ledger_.record_eval(index, record); });
       ++evals_recorded_;
     } catch (const LeaseLost&) {
       on_lease_lost_();
     }
   }
 
-  StudyStore& store_;
-  const TrialRecord& trial_;
-  const std::string& owner_;
+  TrialLedger& ledger_;
   Timed timed_;
   int64_t& evals_recorded_;
   std::function<void()> on_lease_lost_;
@@ -196,7 +188,6 @@ using WorkloadCache = std::map<std::string, std::unique_ptr<Workload>>;  // data
 RacingOptions racing_options(const WorkerOptions& o) {
   RacingOptions r;
   r.cutoff = o.race_cutoff;
-  r.bounds = o.race_bounds.get();
   r.checkpointing = o.checkpoint_every_steps > 0 || o.checkpoint_every_sec > 0;
   return r;
 }
@@ -228,12 +219,12 @@ TrialOptions trial_options_for(const TrialRecord& trial, const StudyRecord& stud
   return trial_options;
 }
 
-// Runs a trial this worker has claimed, here: its evals streamed into the store, its outcome
+// Runs a trial this worker has claimed, here: its evals streamed into its ledger, its outcome
 // recorded (finished), the trial released (interrupted) or left to the worker that took it over.
-TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const StudyRecord& study,
-                           const std::string& owner, WorkerContext& w, WorkloadCache& workloads) {
+// `trial_options` are trial_options_for's (the caller prepared the trial's folder).
+TrialEnd run_claimed_trial(TrialLedger& ledger, const TrialRecord& trial, const StudyRecord& study,
+                           WorkerContext& w, WorkloadCache& workloads, TrialOptions trial_options) {
   const WorkerOptions& options = w.options;
-  TrialOptions trial_options = trial_options_for(trial, study, options);
   // One workload per (name, model options): a scientific round's values are different models.
   auto& workload = workloads[study.workload + "|" + to_string(trial_options.spec.workload_options)];
   if (!workload) workload = create_workload(study.workload, trial_options.spec.workload_options);
@@ -245,11 +236,11 @@ TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const St
   const std::unique_ptr<Clock> trial_clock = options.make_trial_clock ? options.make_trial_clock() : nullptr;
   trial_options.clock = trial_clock.get();
   const std::function<void()> refresh_bound =
-      options.race ? add_racing(store, racing_options(options), study, workload->spec(), trial_options.spec,
+      options.race ? add_racing(ledger, racing_options(options), study, workload->spec(), trial_options.spec,
                                 trial_options.extra_stop_rules, [&](const std::function<void()>& call) { w.timed(call); })
                    : std::function<void()>();
-  trial_options.observers.push_back(std::make_shared<StoreRecorder>(
-      store, trial, owner, [&](auto&& call) { w.timed(call); }, w.report.evals_recorded,
+  trial_options.observers.push_back(std::make_shared<LedgerRecorder>(
+      ledger, [&](auto&& call) { w.timed(call); }, w.report.evals_recorded,
       [&] {
         lease_lost = true;
         trial_stop = true;
@@ -264,7 +255,7 @@ TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const St
   TrialResult result;
   const auto trial_start = std::chrono::steady_clock::now();
   {
-    Heartbeat heartbeat(w.store_path, trial.id, owner, options, trial_stop, lease_lost);
+    Heartbeat heartbeat(ledger, options, trial_stop, lease_lost);
     try {
       result = run_trial(*workload, *algorithm, hparams, trial_options);
     } catch (const InputError& e) {
@@ -272,7 +263,7 @@ TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const St
       // so that the fixed command resumes it, and stop.
       heartbeat.stop();
       w.report.store_seconds += heartbeat.store_seconds();
-      store.release_trial(trial.id, owner, std::string("error: ") + e.what());
+      ledger.release(std::string("error: ") + e.what());
       throw;
     }
     heartbeat.stop();
@@ -286,12 +277,12 @@ TrialEnd run_claimed_trial(StudyStore& store, const TrialRecord& trial, const St
     return TrialEnd::lease_lost;
   }
   if (result.interrupted()) {
-    w.timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
+    w.timed([&] { ledger.release("interrupted"); });
     w.log(trial_name(study, trial) + ": interrupted; it will be re-run on resume");
     return TrialEnd::interrupted;
   }
   try {
-    w.timed([&] { store.finish_trial(trial.id, owner, result); });
+    w.timed([&] { ledger.finish(result); });
   } catch (const LeaseLost&) {
     w.log(trial_name(study, trial) + ": lease lost before the result was recorded");
     return TrialEnd::lease_lost;
@@ -311,16 +302,25 @@ TrialRecord reread(StudyStore& store, WorkerContext& w, const TrialRecord& trial
   throw Error("trial " + std::to_string(trial.id) + " is no longer in the store");
 }
 
-// An untrusted algorithm's trial, run by a child process (tune/contained_trial.h) that records it
-// like run_claimed_trial. What the child could not record (it crashed, hung past its limit, exited
-// or was killed) is recorded here: the trial fails with the reason, and the worker goes on.
+// An untrusted algorithm's trial, run by a child process (tune/contained_trial.h) that hands its
+// records to this worker over a channel (run/trial_channel.h): the process that runs untrusted code
+// never writes the store. What the child could not record (it crashed, hung past its limit, exited,
+// was killed, or sent what the channel refuses) is recorded here: the trial fails with the reason,
+// and the worker goes on.
 TrialEnd run_contained(StudyStore& store, const TrialRecord& trial, const StudyRecord& study, const std::string& owner,
                        WorkerContext& w) {
   const auto trial_start = std::chrono::steady_clock::now();
-  const TrialProcessExit exit = run_trial_process(
-      trial_process_options(w.store_path, trial, study, owner, w.options), trial_process_limit_sec(study, w.options.trial_limit_sec),
-      w.options.stop_requested);
+  TrialChannelServer channel(w.store_path, trial, study, owner, w.options);
+  ChildProcessOptions child = trial_process_options(w.store_path, trial, study, owner, w.options);
+  child.inherited_fds = {{channel.child_fd(), kChannelFdInChild}};
+  child.argv.insert(child.argv.end(), {"--channel-fd", std::to_string(kChannelFdInChild)});
+  const TrialProcessExit exit = run_trial_process(child, trial_process_limit_sec(study, w.options.trial_limit_sec),
+                                                  w.options.stop_requested);
+  const std::string complaint = channel.stop();
   w.report.trial_seconds += seconds_since(trial_start);
+  w.report.evals_recorded += channel.evals_recorded();
+  w.report.store_calls += channel.store_calls();
+  w.report.store_seconds += channel.store_seconds();
   const TrialRecord now = reread(store, w, trial);
   const bool still_ours = now.status == StoredTrialStatus::running && now.lease_owner == owner;
   // Bad input stops the worker as in process (the child released the trial, or it is done here).
@@ -335,22 +335,22 @@ TrialEnd run_contained(StudyStore& store, const TrialRecord& trial, const StudyR
     if (!is_terminal(now.status)) return TrialEnd::lease_lost;
     ++w.report.trials_run;
     if (now.result && now.result->status == TrialStatus::stopped) ++w.report.trials_raced;
-    w.report.evals_recorded += static_cast<int64_t>(store.evals(trial.id, trial.attempts).size());
     return TrialEnd::finished;
   }
-  if (exit.interrupted) {
+  if (exit.interrupted && complaint.empty()) {
     w.timed([&] { store.release_trial(trial.id, owner, "interrupted"); });
     w.log(trial_name(study, trial) + ": interrupted; it will be re-run on resume");
     return TrialEnd::interrupted;
   }
-  const TrialOutcome failed = failed_outcome(exit.reason, store.evals(trial.id, trial.attempts));
+  const std::string reason = complaint.empty() ? exit.reason : complaint + "; the worker closed its channel and " + exit.reason;
+  const TrialOutcome failed = failed_outcome(reason, store.evals(trial.id, trial.attempts));
   try {
     w.timed([&] { store.finish_trial(trial.id, owner, failed); });
   } catch (const LeaseLost&) {
     return TrialEnd::lease_lost;
   }
   ++w.report.trials_run;
-  w.log(trial_name(study, trial) + ": failed [" + exit.reason + "]");
+  w.log(trial_name(study, trial) + ": failed [" + reason + "]");
   return TrialEnd::finished;
 }
 
@@ -399,8 +399,13 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
     const TrialRecord& trial = *claimed;
     const StudyRecord& study = by_id.at(trial.study_id);
     const bool contained = !options.trial_process.empty() && runs_contained(study.algorithm);
-    const TrialEnd end = contained ? run_contained(store, trial, study, owner, w)
-                                   : run_claimed_trial(store, trial, study, owner, w, workloads);
+    TrialEnd end;
+    if (contained) {
+      end = run_contained(store, trial, study, owner, w);
+    } else {
+      StoreLedger ledger(store, store_path, trial, study, owner, options);
+      end = run_claimed_trial(ledger, trial, study, w, workloads, trial_options_for(trial, study, options));
+    }
     if (end == TrialEnd::lease_lost) {
       lost_another(trial_name(study, trial));
       continue;
@@ -416,26 +421,55 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
 }
 
 int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
-                        const WorkerOptions& options, const std::function<void()>& load_algorithm) {
+                        int channel_fd, const WorkerOptions& options, const std::function<void()>& load_algorithm) {
   WorkerReport report;
   WorkerContext w{store_path, options, report};
-  StudyStore store(store_path, worker_store_options());
+  // The channel closes on exec: a program the trial runs (on the wall clock) does not hold it.
+  if (::fcntl(channel_fd, F_SETFD, FD_CLOEXEC) != 0) {
+    throw Error("contained trial: --channel-fd " + std::to_string(channel_fd) + " is not an open descriptor");
+  }
+  ChannelLedger ledger(channel_fd);
+  // What it needs of the store, read before anything untrusted runs; from then on its records go
+  // to the worker over the channel, and this process never opens the store again.
   std::optional<StudyRecord> study;
-  for (const auto& s : store.studies())
-    if (s.id == study_id) study = s;
-  if (!study) throw Error("contained trial: no study " + std::to_string(study_id) + " in " + store_path);
-  TrialRecord probe;
-  probe.id = trial_id;
-  probe.study_id = study_id;
-  const TrialRecord trial = reread(store, w, probe);
+  TrialRecord trial;
+  {
+    StudyStore store(store_path, worker_store_options());
+    study = store.study(study_id);
+    if (!study) throw Error("contained trial: no study " + std::to_string(study_id) + " in " + store_path);
+    TrialRecord probe;
+    probe.id = trial_id;
+    probe.study_id = study_id;
+    trial = reread(store, w, probe);
+  }
   if (trial.status != StoredTrialStatus::running || trial.lease_owner != owner) {
     throw Error("contained trial: " + trial_name(*study, trial) + " is not running under this worker's lease");
   }
+  TrialOptions trial_options = trial_options_for(trial, *study, options);
+  WorkloadCache workloads;
+  // One thread until the restrictions are in place: Landlock covers only the thread that asks and
+  // the threads started after it, and loading the data would start the intra-op pool.
+  const int threads = num_threads();
+  set_num_threads(1);
+  try {
+    // The trial's folder and its data, made and read now: once the restrictions are in place,
+    // the dataset's files cannot be read and nothing outside the trial's folder can be made.
+    if (!trial_options.out_dir.empty()) std::filesystem::create_directories(trial_options.out_dir);
+    auto& workload = workloads[study->workload + "|" + to_string(trial_options.spec.workload_options)];
+    workload = create_workload(study->workload, trial_options.spec.workload_options);
+    workload->load({trial_options.spec.data_dir, c10::Device(c10::DeviceType::CPU)});
+  } catch (const InputError& e) {
+    ledger.release(std::string("error: ") + e.what());
+    throw;
+  }
   // This process runs only this trial, from the code's import on: it traces no process (the
-  // worker that waits for it, say), and on the cpu clock it may start no process whose work the
-  // clock would not count (core/child_processes.h).
+  // worker that waits for it, say), on the cpu clock it may start no process whose work the
+  // clock would not count (core/child_processes.h), and it reads and writes only the files a
+  // trial may (core/file_restrictions.h).
   refuse_tracing();
-  if (TrialSpec::from_json(study->trial_spec).clock == ClockKind::cpu) refuse_child_processes();
+  if (trial_options.spec.clock == ClockKind::cpu) refuse_child_processes();
+  restrict_contained_trial(trial_options.out_dir, trial_options.spec.data_dir);
+  set_num_threads(threads);
   if (load_algorithm) {
     try {
       load_algorithm();
@@ -446,13 +480,12 @@ int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t
       if (child_processes_refused() && reason.find("PermissionError") != std::string::npos) {
         reason += " (" + child_process_refusal_hint() + ")";
       }
-      store.finish_trial(trial.id, owner, failed_outcome(reason, {}));
+      ledger.finish(failed_outcome(reason, {}));
       w.log(trial_name(*study, trial) + ": failed [" + reason + "]");
       return 0;
     }
   }
-  WorkloadCache workloads;
-  switch (run_claimed_trial(store, trial, *study, owner, w, workloads)) {
+  switch (run_claimed_trial(ledger, trial, *study, w, workloads, std::move(trial_options))) {
     case TrialEnd::finished: return 0;
     case TrialEnd::interrupted: return 130;
     case TrialEnd::lease_lost: return 3;

@@ -23,12 +23,13 @@ WorkerReport run_tuning_worker(const std::string& store_path, const std::vector<
                                const WorkerOptions& options);
 
 // A contained trial's process (`pacer contained-trial`): runs the trial STUDY_ID/TRIAL_ID that a
-// worker claimed under OWNER, as that worker would in process. `load_algorithm` imports the
-// untrusted code (a submission, a plugin); it is called once this process's restrictions are in
-// place (no tracing; on the cpu clock no child processes), so that nothing the code does at import
-// escapes them. Returns the exit status: 0 recorded, 130 interrupted (released), 3 the lease was
-// lost.
+// worker claimed under OWNER, as that worker would in process, but its records go to the worker
+// over CHANNEL_FD (run/trial_channel.h): this process reads the store once, before the untrusted
+// code runs, and never writes it. `load_algorithm` imports that code (a submission, a plugin); it
+// is called once the process's restrictions are in place (no tracing; on the cpu clock no child
+// processes; files: core/file_restrictions.h), so that nothing the code does at import escapes
+// them. Returns the exit status: 0 recorded, 130 interrupted (released), 3 the lease was lost.
 int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t trial_id, const std::string& owner,
-                        const WorkerOptions& options, const std::function<void()>& load_algorithm = {});
+                        int channel_fd, const WorkerOptions& options, const std::function<void()>& load_algorithm = {});
 
 }  // namespace pacer

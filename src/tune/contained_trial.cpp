@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -53,6 +54,27 @@ class InputErrorMark {
   std::string path_;
 };
 
+// The trial's scratch folder, its $TMPDIR: the one folder outside its own that a contained trial
+// may write (run/contained_trial_files.h); removed with what the trial left there.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/pacer_trial_XXXXXX";
+    if (::mkdtemp(pattern.data())) path_ = pattern;
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  std::string variable() const { return path_.empty() ? std::string() : "TMPDIR=" + path_; }
+
+ private:
+  std::string path_;
+};
+
 std::string exact(double value) {
   std::ostringstream out;
   out.precision(17);
@@ -89,26 +111,11 @@ ChildProcessOptions trial_process_options(const std::string& store, const TrialR
   if (options.checkpoint_every_sec > 0) add({"--checkpoint-every-sec", exact(options.checkpoint_every_sec)});
   if (options.race) add({"--race"});
   if (options.race_cutoff) add({"--race-cutoff"});
-  if (const auto fixed = options.race_bounds ? options.race_bounds->fixed(study.workload, study.ruleset) : std::nullopt) {
-    add({"--fixed-bound", fixed_bound_arg(study.workload, study.ruleset, *fixed)});
-  }
   if (!options.progress) add({"--quiet"});
   child.environment = {"PACER_SUPERVISOR_PID=" + std::to_string(::getpid())};
   child.label = options.label.empty() ? "trial" : options.label;
   child.capture_output = false;  // its lines go where the worker's go
   return child;
-}
-
-std::string fixed_bound_arg(const std::string& workload, const std::string& ruleset, const FastestTimes& times) {
-  return workload + "," + ruleset + "," + exact(times.seconds) + "," + exact(times.steps);
-}
-
-void add_fixed_bound_arg(RaceBounds& bounds, const std::string& arg) {
-  std::vector<std::string> parts;
-  std::stringstream in(arg);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  if (parts.size() != 4) throw InputError("--fixed-bound '" + arg + "': expected WORKLOAD,RULESET,SECONDS,STEPS");
-  bounds.add_fixed(parts[0], parts[1], {std::stod(parts[2]), std::stod(parts[3])});
 }
 
 double trial_process_limit_sec(const StudyRecord& study, double limit_sec) {
@@ -130,8 +137,14 @@ TrialProcessExit run_trial_process(const ChildProcessOptions& child, double limi
   ProcessSupervisor supervisor(supervision);
   const OrphanReaper reaper;  // before the child starts: what it orphans comes to this process
   const InputErrorMark mark;
+  const ScratchFolder scratch;
   ChildProcessOptions marked_child = child;
   if (!mark.variable().empty()) marked_child.environment.push_back(mark.variable());
+  if (!scratch.variable().empty()) marked_child.environment.push_back(scratch.variable());
+  // OpenBLAS starts its thread pool as it loads, before the child can restrict itself, and the
+  // file restrictions cover only threads started after them: the child starts with no pool, which
+  // grows when it sets its threads (runtime/torch_runtime.h), from its restricted main thread.
+  marked_child.environment.push_back("OPENBLAS_NUM_THREADS=1");
   const size_t index = supervisor.spawn(marked_child);
   const pid_t pid = supervisor.children().at(index).pid;
   const auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };

@@ -31,14 +31,11 @@ bool runs_contained(const std::string& algorithm);
 // The child's command line: `<options.trial_process> contained-trial --store ... --trial ...` with
 // the algorithm's file (to load it there), the worker's settings (threads, lease, heartbeat,
 // folders, checkpoints, racing), and PACER_SUPERVISOR_PID so that it stops when the worker dies.
+// The worker adds the channel its records come back over (run/trial_channel.h); racing's bounds
+// (a board's fixed times included) are the worker's answers there.
 ChildProcessOptions trial_process_options(const std::string& store, const TrialRecord& trial,
                                           const StudyRecord& study, const std::string& owner,
                                           const WorkerOptions& options);
-// The 4x cut-off's fixed times (boards given with --against) on the command line of a trial's
-// process, "WORKLOAD,RULESET,SECONDS,STEPS", and read back there.
-std::string fixed_bound_arg(const std::string& workload, const std::string& ruleset, const FastestTimes& times);
-void add_fixed_bound_arg(RaceBounds& bounds, const std::string& arg);
-
 // Wall-clock seconds a trial's process may run: `limit_sec` when positive (--trial-limit), else
 // 4 x the trial's budget + 120 s. The budget is on the trial's clock and excludes evals, start-up
 // and data loading, which this leaves room for.

@@ -2,14 +2,17 @@
 "hang" (the step never returns, and Ctrl-C is ignored), "exit" (os._exit(0): no result), "exit2"
 (os._exit(2): the status of bad input, yet no input was bad), "x32" (a system call of the x32 ABI,
 which a cpu-clock trial's filter cannot read as its own), "daemon" (fork, setsid, fork: a process
-outside the trial's process group, its pid written to $PACER_TEST_DAEMON_PID), "ptrace" (attaches
+outside the trial's process group, its pid printed as "hostile daemon pid N" on stderr), "ptrace" (attaches
 to the process that waits for the trial; raises if that worked), "fork" (a second process runs
 on), "fork_at_import" (a process started while the module is imported), "threads"
-(torch.set_num_threads(2): more compute than granted). Untrusted code of this kind must fail its
+(torch.set_num_threads(2): more compute than granted), "read_data" (reads the test split's labels
+of $PACER_TEST_DATA_FILE), "write_store" (appends to the file $PACER_TEST_VICTIM names: the study
+store, another run's folder). The file modes print what the kernel answered, as "hostile: ...". Untrusted code of this kind must fail its
 trial alone."""
 import ctypes
 import os
 import signal
+import sys
 import time
 
 import sgd
@@ -42,18 +45,29 @@ def misbehaving_update(how, workload, current_param_container, current_params_ty
         elif how == "exit2":
             os._exit(2)
         elif how == "daemon":
+            reader, writer = os.pipe()
             child = os.fork()
             if child == 0:
                 os.setsid()
-                if os.fork() == 0:
-                    with open(os.environ["PACER_TEST_DAEMON_PID"] + ".partial", "w") as f:
-                        f.write(str(os.getpid()))
-                    os.rename(os.environ["PACER_TEST_DAEMON_PID"] + ".partial", os.environ["PACER_TEST_DAEMON_PID"])
+                grandchild = os.fork()
+                if grandchild == 0:
                     time.sleep(120)
+                    os._exit(0)
+                os.write(writer, str(grandchild).encode())
                 os._exit(0)
             os.waitpid(child, 0)
-            while not os.path.exists(os.environ["PACER_TEST_DAEMON_PID"]):
-                time.sleep(0.01)
+            print(f"hostile daemon pid {os.read(reader, 32).decode()}", file=sys.stderr, flush=True)
+        elif how in ("read_data", "write_store"):
+            try:
+                if how == "read_data":
+                    with open(os.environ["PACER_TEST_DATA_FILE"], "rb") as f:
+                        print(f"hostile: read {len(f.read())} bytes", file=sys.stderr, flush=True)
+                else:
+                    with open(os.environ["PACER_TEST_VICTIM"], "ab") as f:
+                        f.write(b"forged")
+                    print("hostile: wrote the victim", file=sys.stderr, flush=True)
+            except OSError as e:
+                print(f"hostile: refused: {type(e).__name__}: {e.strerror}", file=sys.stderr, flush=True)
         elif how == "ptrace":
             libc = ctypes.CDLL(None, use_errno=True)
             parent = os.getppid()
