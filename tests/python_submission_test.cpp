@@ -431,6 +431,37 @@ TEST_F(PythonSubmissionTest, AContainedTrialReadsNoHeldOutDataAndWritesNoRecord)
   EXPECT_NE(study.dump().find("not_reached"), std::string::npos) << study.dump();  // recorded, with its evals
 }
 
+// No command imports a submission in an unrestricted process (issue 61, item 1): `pacer tune` and
+// `pacer board` learn what it declares from a contained process (`describe-algorithms`), and each
+// trial imports it in its own; every import says NoNewPrivs 1 (the old tune and board imported it
+// in their own process first: NoNewPrivs 0, and a fork there ran outside every trial).
+TEST_F(PythonSubmissionTest, NoCommandImportsASubmissionInAnUnrestrictedProcess) {
+  ::setenv("PACER_TEST_HOSTILE", "report_import", 1);
+  auto tune = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 "
+                    "--eval-every 5 --threads 1 --trial-limit 300 --store '" + dir_ + "/tune.db'");
+  auto board = pacer("board -a '" + data("hostile.py") + "' -w fmnist_mlp --rulesets external --reruns 0 --studies 1 "
+                     "--trials 1 --max-steps 10 --eval-every 5 --trial-limit 300 --workers 1 --store '" + dir_ +
+                     "/board.db' --out '" + dir_ + "/board'");
+  ::unsetenv("PACER_TEST_HOSTILE");
+  for (const auto* r : {&tune, &board}) {
+    EXPECT_EQ(r->code, 0) << r->err;
+    size_t imports = 0;
+    for (size_t at = r->err.find("hostile: imported"); at != std::string::npos; at = r->err.find("hostile: imported", at + 1)) {
+      ++imports;
+      const std::string line = r->err.substr(at, r->err.find('\n', at) - at);
+      EXPECT_NE(line.find("NoNewPrivs 1"), std::string::npos) << line;
+    }
+    EXPECT_EQ(imports, 2u) << r->err;  // the description's process, the trial's
+  }
+  // A submission that does not import is bad input before any trial, with its own message.
+  const std::string broken = write("broken.py", "import a_package_that_is_not_installed\n");
+  auto refused = pacer("tune -w fmnist_mlp -a '" + broken + "' --studies 1 --trials 1 --space '" +
+                       std::string(PACER_SOURCE_DIR) + "/spaces/sgd.json' --store '" + dir_ + "/broken.db'");
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("No module named 'a_package_that_is_not_installed'"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("did not load in a contained process"), std::string::npos) << refused.err;
+}
+
 TEST_F(PythonSubmissionTest, AKilledRunResumesThroughTheSubmissionsOptimizerState) {
   const std::string hparams = write("point.json", kNadamwPoint);
   const std::string run = " run -w fmnist_mlp -a '" + example("nadamw") + "' --hparams '" + hparams +

@@ -10,7 +10,7 @@
 #include "input_guards.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
-#include "algorithms/plugin_loader.h"
+#include "contained_declarations.h"
 #include "core/deadline_watch.h"
 #include "core/error.h"
 #include "core/output_folder.h"
@@ -41,7 +41,8 @@ struct BoardArgs {
 int run_board_command(BoardArgs* a, const std::vector<std::string>& base_args) {
   const auto started = DeadlineWatch::Steady::now();
   a->request.trial = a->trial->resolved();
-  load_algorithm_files(named_algorithms(a->request));  // plugins, Python submissions
+  // Plugins, Python submissions: declared from a contained process, never loaded here.
+  declare_algorithm_files(named_algorithms(a->request), contained_describer(a->request.trial.clock));
   const BoardSetup setup = make_board_setup(a->request);  // before the store exists
   if (a->until_separated)
     return run_until_separated_command({*a->workers, a->out, a->bootstrap, a->max_hours, a->quiet, a->max_studies,

@@ -40,6 +40,7 @@ const CommandEntry kCommands[] = {
 #endif
     // Hidden (no group): the process in which a worker runs an untrusted algorithm's trial.
     {"contained-trial", "A tuning worker's contained trial (internal)"},
+    {"describe-algorithms", "Load algorithm files in a contained process and describe them (internal)"},
 };
 
 // A command this program does not have: listed by --help; never parsed here (run_cli hands its
@@ -56,7 +57,7 @@ Commands add_commands(CLI::App& app, const pacer::cli::CommandAdders& adders, in
     const auto adder = adders.find(entry.name);
     commands.emplace_back(command, adder == adders.end() ? training_program_command(*command, argc, argv)
                                                          : adder->second(*command));
-    if (std::string(entry.name) == "contained-trial") command->group("");
+    if (std::string(entry.name) == "contained-trial" || std::string(entry.name) == "describe-algorithms") command->group("");
   }
   return commands;
 }

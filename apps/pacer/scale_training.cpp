@@ -7,6 +7,7 @@
 #include "core/output_folder.h"
 #include "core/progress.h"
 #include "run/tuning_worker.h"
+#include "contained_declarations.h"
 #include "runtime/torch_runtime.h"
 #include "store/store_database.h"
 #include "store/study_store.h"
@@ -15,8 +16,14 @@
 namespace pacer::cli {
 namespace {
 
+// Plugins and Python submissions: declared from a contained process (their trials run contained,
+// on the wall clock); never loaded here.
+void declare_scale_algorithms(const std::vector<std::string>& values) {
+  declare_algorithm_files(values, contained_describer(ClockKind::wall));
+}
+
 int run_scale(const ScaleArgs& a) {
-  load_algorithm_files(a.request.algorithms);  // plugins, Python submissions
+  declare_scale_algorithms(a.request.algorithms);
   const ScalePlan plan = plan_scale(a.request, training_set_size);  // InputError before anything is written
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
   if (!a.out.empty()) prepare_output_folder(a.out, "--out");  // unwritable: said before any study
@@ -43,7 +50,7 @@ int run_scale(const ScaleArgs& a) {
 }  // namespace
 
 const ScaleTraining& scale_training() {
-  static const ScaleTraining training{run_scale, load_algorithm_files, training_set_size};
+  static const ScaleTraining training{run_scale, declare_scale_algorithms, training_set_size};
   return training;
 }
 

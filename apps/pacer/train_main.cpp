@@ -2,6 +2,7 @@
 // train to this program (training_program.h); workers and contained trials are copies of it.
 #include "algorithms/plugin_loader.h"
 #include "cli_main.h"
+#include "contained_declarations.h"
 #include "run_command.h"
 #include "scale_command.h"
 #include "targets_command.h"
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
       {"analyze", cli::add_analyze_command},
       {"check", cli::add_check_command},
       {"contained-trial", cli::add_contained_trial_command},
+      {"describe-algorithms", cli::add_describe_algorithms_command},
   };
 #ifdef PACER_WITH_SERVE
   adders.emplace("serve", cli::add_serve_command);

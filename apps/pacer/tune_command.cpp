@@ -8,7 +8,7 @@
 #include "input_guards.h"
 #include "trial_spec_options.h"
 #include "worker_processes.h"
-#include "algorithms/plugin_loader.h"
+#include "contained_declarations.h"
 #include "core/error.h"
 #include "run/tuning_worker.h"
 #include "runtime/torch_runtime.h"
@@ -83,7 +83,9 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   // ---- Inputs, validated before anything is written.
   a->request.ruleset = parse_ruleset(a->ruleset);
   a->request.trial = a->trial->resolved();
-  load_algorithm_files({a->request.algorithm});  // a plugin, a Python submission
+  // A plugin, a Python submission: declared from a contained process, never loaded here (its
+  // trials load it, contained).
+  declare_algorithm_files({a->request.algorithm}, contained_describer(a->request.trial.clock));
   const TunePlan plan = plan_tune(a->request);
   if (plan.space_from_submission) std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", plan.space_file.c_str());
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());

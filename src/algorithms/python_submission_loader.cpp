@@ -48,17 +48,16 @@ BridgeEntry bridge_entry() {
   return entry;
 }
 
-// The name a submission is registered under: the file's stem, or its folder's name for the
-// AlgoPerf layout's submission.py; ".py" marks it as Python and keeps it apart from built-ins.
-std::string submission_name(const fs::path& file) {
+}  // namespace
+
+std::string python_submission_name(const std::string& file_path) {
+  const fs::path file(file_path);
   std::string stem = file.stem().string();
   if (stem == "submission" && file.has_parent_path() && !file.parent_path().filename().empty()) {
     stem = file.parent_path().filename().string();
   }
   return stem + ".py";
 }
-
-}  // namespace
 
 std::string python_bridge_path() {
   if (const char* env = std::getenv("PACER_PYTHON_BRIDGE"); env && *env) return env;
@@ -83,7 +82,7 @@ std::string load_python_submission(const std::string& value) {
 
   std::vector<std::string> hashed{file.string()};
   if (has_space) hashed.push_back(space.string());
-  const std::string name = submission_name(file);
+  const std::string name = python_submission_name(file.string());
   bridge_entry()(file.string(), folder.string(), name, has_space ? space.string() : std::string());
   return record_loaded_plugin(file.string(), LoadedPlugin{value, content_hash(hashed), {name}, true, has_space ? space.string() : ""}).algorithms.front();
 }

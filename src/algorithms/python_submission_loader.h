@@ -17,6 +17,10 @@ namespace pacer {
 // of AlgoPerf's submission functions.
 std::string load_python_submission(const std::string& value);
 
+// The name a submission file is registered under: the file's stem, or its folder's name for the
+// AlgoPerf layout's submission.py, with ".py" (it keeps them apart from the built-ins).
+std::string python_submission_name(const std::string& file);
+
 // Where the bridge is looked for: $PACER_PYTHON_BRIDGE, else beside the executable, else
 // ../lib/pacer/ from it (an installed pacer).
 std::string python_bridge_path();

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace pacer {
 namespace {
@@ -120,27 +121,6 @@ bool send_all(int fd, const std::string& data) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     sent += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// Nesting deeper than any request has (their deepest is 3) is refused before parsing: a child must
-// not make the worker's parser or the parsed value's destructor recurse deep.
-bool nested_within(const std::string& text, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > limit) return false;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
   }
   return true;
 }
@@ -297,7 +277,7 @@ std::string TrialChannelServer::answer(const std::string& line, StoreLedger& led
   Json request;
   std::string op;
   try {
-    if (!nested_within(line, 8)) throw InputError("nested deeper than 8 levels");
+    check_json_input(line, "the request", {8, kTrialChannelMaxLine});  // its deepest has 3 levels
     request = Json::parse(line);
     op = request.at("op").get<std::string>();
   } catch (const std::exception& e) {

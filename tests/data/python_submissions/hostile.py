@@ -4,7 +4,8 @@
 which a cpu-clock trial's filter cannot read as its own), "daemon" (fork, setsid, fork: a process
 outside the trial's process group, its pid printed as "hostile daemon pid N" on stderr), "ptrace" (attaches
 to the process that waits for the trial; raises if that worked), "fork" (a second process runs
-on), "fork_at_import" (a process started while the module is imported), "threads"
+on), "fork_at_import" (a process started while the module is imported), "report_import"
+(prints whether the process importing it is restricted), "threads"
 (torch.set_num_threads(2): more compute than granted), "read_data" (reads the test split's labels
 of $PACER_TEST_DATA_FILE), "write_store" (appends to the file $PACER_TEST_VICTIM names: the study
 store, another run's folder). The file modes print what the kernel answered, as "hostile: ...". Untrusted code of this kind must fail its
@@ -18,6 +19,14 @@ import time
 import sgd
 from sgd import data_selection, get_batch_size, init_optimizer_state, prepare_for_eval  # noqa: F401
 
+
+# "report_import": says, while imported, whether its process is restricted (every import must be
+# in a contained process: NoNewPrivs 1, set by its filters and file restrictions).
+if os.environ.get("PACER_TEST_HOSTILE") == "report_import":
+    with open("/proc/self/status") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    print(f"hostile: imported in pid {os.getpid()}, NoNewPrivs {fields['NoNewPrivs'].strip()}",
+          file=sys.stderr, flush=True)
 
 # "fork_at_import": a process started while the module is imported (it ends at once).
 if os.environ.get("PACER_TEST_HOSTILE") == "fork_at_import" and os.fork() == 0:
