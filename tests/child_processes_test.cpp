@@ -3,14 +3,18 @@
 // test process, since the refusal cannot be lifted.
 #include <gtest/gtest.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "core/child_processes.h"
+#include "core/file_restrictions.h"
 
 extern char** environ;
 
@@ -64,3 +68,64 @@ TEST(ChildProcesses, TheHintSaysWhyAndWhatAllowsThem) {
 }
 
 }  // namespace
+
+// File restrictions (core/file_restrictions.h, a contained trial's): a folder made unreadable,
+// writes only beneath the writable one, everything else readable, and the restriction inherited by
+// a thread started after it. In a child of the test process: a restriction cannot be lifted.
+namespace {
+
+enum FileFailure {
+  kSecretRead = 1, kOpenUnreadable = 2, kWroteOutside = 4, kScratchUnwritable = 8, kThreadEscaped = 16, kFileThrew = 32
+};
+
+int restrict_then_try(const std::string& base) {
+  try {
+    pacer::FileRestrictions files;
+    files.unreadable = {base + "/secret"};
+    files.writable = {base + "/scratch"};
+    if (!pacer::restrict_files(files).enforced) return kFileThrew;
+  } catch (...) {
+    return kFileThrew;
+  }
+  int failures = 0;
+  const auto can_open = [](const std::string& path, int flags) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    if (fd >= 0) ::close(fd);
+    return fd >= 0;
+  };
+  if (can_open(base + "/secret/held_out.txt", O_RDONLY)) failures |= kSecretRead;
+  if (!can_open(base + "/open/train.txt", O_RDONLY)) failures |= kOpenUnreadable;
+  if (can_open(base + "/open/train.txt", O_WRONLY | O_APPEND) || can_open(base + "/open/new.txt", O_WRONLY | O_CREAT))
+    failures |= kWroteOutside;
+  if (!can_open(base + "/scratch/new.txt", O_WRONLY | O_CREAT)) failures |= kScratchUnwritable;
+  bool escaped = false;
+  std::thread thread([&] { escaped = can_open(base + "/secret/held_out.txt", O_RDONLY); });
+  thread.join();
+  if (escaped) failures |= kThreadEscaped;
+  return failures;
+}
+
+}  // namespace
+
+TEST(FileRestrictions, AnUnreadableFolderAndWritesOnlyBeneathTheWritableOne) {
+  if (pacer::landlock_abi() < 1) GTEST_SKIP() << "this kernel has no Landlock";
+  char base_template[] = "/tmp/pacer_landlock_XXXXXX";
+  ASSERT_NE(::mkdtemp(base_template), nullptr);
+  const std::string base = base_template;
+  for (const char* folder : {"/secret", "/open", "/scratch"}) ASSERT_EQ(::mkdir((base + folder).c_str(), 0755), 0);
+  for (const char* file : {"/secret/held_out.txt", "/open/train.txt"}) {
+    const int fd = ::open((base + file).c_str(), O_WRONLY | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(restrict_then_try(base));
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "failures (bits of FileFailure): " << WEXITSTATUS(status);
+  // This process, unrestricted, still reads and writes them all.
+  EXPECT_EQ(::access((base + "/secret/held_out.txt").c_str(), R_OK | W_OK), 0);
+  EXPECT_EQ(std::system(("rm -rf '" + base + "'").c_str()), 0);
+}

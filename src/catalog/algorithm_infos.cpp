@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/hyperparameter_builder.h"
 
 namespace pacer {
 namespace {
@@ -13,13 +14,17 @@ BuiltinAlgorithm momentum_family(const std::string& name, const std::string& des
   BuiltinAlgorithm b;
   b.name = name;
   b.description = description;
-  b.own = {{"learning_rate", learning_rate, 0.0, 100.0, "peak learning rate"}};
-  if (momentum) b.own.push_back({"one_minus_beta1", 0.1, 0.0, 1.0, "1 - momentum"});
+  b.own = {hyperparameter("learning_rate").defaults_to(learning_rate).in(0.0, 100.0).describe("peak learning rate")};
+  if (momentum) b.own.push_back(hyperparameter("one_minus_beta1").defaults_to(0.1).in(0.0, 1.0)
+      .describe("1 - momentum"));
   b.own.insert(b.own.end(), {
-      {"weight_decay", 0.0, 0.0, 10.0, "L2 weight decay added to the gradient"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-      {"decay_steps_factor", 0.9, 0.0, 10.0, "decay steps as a fraction of the post-warmup step hint"},
-      {"end_factor", 0.01, 0.0, 1.0, "final learning rate as a fraction of the peak"},
+      hyperparameter("weight_decay").defaults_to(0.0).in(0.0, 10.0).describe("L2 weight decay added to the gradient"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
+      hyperparameter("decay_steps_factor").defaults_to(0.9).in(0.0, 10.0)
+          .describe("decay steps as a fraction of the post-warmup step hint"),
+      hyperparameter("end_factor").defaults_to(0.01).in(0.0, 1.0)
+          .describe("final learning rate as a fraction of the peak"),
   });
   return b;
 }
@@ -30,11 +35,12 @@ BuiltinAlgorithm adam_family(const std::string& name, const std::string& descrip
   b.name = name;
   b.description = description;
   b.own = {
-      {"learning_rate", learning_rate, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"weight_decay", weight_decay, 0.0, 10.0, weight_decay_description},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(learning_rate).in(0.0, 10.0).describe("peak learning rate"),
+      hyperparameter("one_minus_beta1").defaults_to(0.1).in(0.0, 1.0).excluding_min().describe("1 - beta1"),
+      hyperparameter("beta2").defaults_to(0.999).in(0.0, 1.0).excluding_max().describe("second-moment decay"),
+      hyperparameter("weight_decay").defaults_to(weight_decay).in(0.0, 10.0).describe(weight_decay_description),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -45,12 +51,15 @@ BuiltinAlgorithm lamb() {
   b.name = "lamb";
   b.description = "LAMB: Adam direction scaled per tensor by the trust ratio |w|/|update| (cybertronai), warmup + cosine";
   b.own = {
-      {"learning_rate", 0.01, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"epsilon", 1e-6, 0.0, 1.0, "added to the square root of the second moment", true, false},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay (inside the trust ratio)"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(0.01).in(0.0, 10.0).describe("peak learning rate"),
+      hyperparameter("one_minus_beta1").defaults_to(0.1).in(0.0, 1.0).excluding_min().describe("1 - beta1"),
+      hyperparameter("beta2").defaults_to(0.999).in(0.0, 1.0).excluding_max().describe("second-moment decay"),
+      hyperparameter("epsilon").defaults_to(1e-6).in(0.0, 1.0).excluding_min()
+          .describe("added to the square root of the second moment"),
+      hyperparameter("weight_decay").defaults_to(0.01).in(0.0, 10.0)
+          .describe("decoupled weight decay (inside the trust ratio)"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -60,11 +69,14 @@ BuiltinAlgorithm lion() {
   b.name = "lion";
   b.description = "Lion: sign of interpolated momentum, decoupled decay (google/automl), warmup + cosine decay";
   b.own = {
-      {"learning_rate", 3e-4, 0.0, 10.0, "peak learning rate (Lion's step per coordinate)"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (interpolation for the sign)"},
-      {"beta2", 0.99, 0.0, 1.0, "momentum decay"},
-      {"weight_decay", 0.1, 0.0, 100.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(3e-4).in(0.0, 10.0)
+          .describe("peak learning rate (Lion's step per coordinate)"),
+      hyperparameter("one_minus_beta1").defaults_to(0.1).in(0.0, 1.0)
+          .describe("1 - beta1 (interpolation for the sign)"),
+      hyperparameter("beta2").defaults_to(0.99).in(0.0, 1.0).describe("momentum decay"),
+      hyperparameter("weight_decay").defaults_to(0.1).in(0.0, 100.0).describe("decoupled weight decay"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -74,13 +86,17 @@ BuiltinAlgorithm adafactor() {
   b.name = "adafactor";
   b.description = "Adafactor: factored second moment, relative step, update clipping (torch.optim.Adafactor), warmup + cosine";
   b.own = {
-      {"learning_rate", 0.01, 0.0, 10.0, "peak of the relative step min(lr, 1/sqrt(t))"},
-      {"beta2_decay", -0.8, -10.0, 0.0, "second-moment decay 1 - t^beta2_decay"},
-      {"epsilon1", 0.0, 0.0, 1.0, "floor of the second moment (0: the dtype's machine epsilon)"},
-      {"epsilon2", 1e-3, 0.0, 1.0, "floor of the parameter RMS in the relative step"},
-      {"clip_threshold", 1.0, 1e-6, 1e6, "cap on the update's RMS"},
-      {"weight_decay", 0.0, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(0.01).in(0.0, 10.0)
+          .describe("peak of the relative step min(lr, 1/sqrt(t))"),
+      hyperparameter("beta2_decay").defaults_to(-0.8).in(-10.0, 0.0).describe("second-moment decay 1 - t^beta2_decay"),
+      hyperparameter("epsilon1").defaults_to(0.0).in(0.0, 1.0)
+          .describe("floor of the second moment (0: the dtype's machine epsilon)"),
+      hyperparameter("epsilon2").defaults_to(1e-3).in(0.0, 1.0)
+          .describe("floor of the parameter RMS in the relative step"),
+      hyperparameter("clip_threshold").defaults_to(1.0).in(1e-6, 1e6).describe("cap on the update's RMS"),
+      hyperparameter("weight_decay").defaults_to(0.0).in(0.0, 10.0).describe("decoupled weight decay"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -90,15 +106,16 @@ BuiltinAlgorithm ademamix() {
   b.name = "ademamix";
   b.description = "AdEMAMix: Adam plus a slow gradient EMA mixed in with alpha (apple/ml-ademamix), warmup + cosine";
   b.own = {
-      {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 (fast EMA)", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"beta3", 0.999, 0.0, 1.0, "slow EMA decay"},
-      {"alpha", 5.0, 0.0, 1000.0, "weight of the slow EMA"},
-      {"alpha_beta3_warmup_factor", 1.0, 0.0, 10.0,
-       "alpha and beta3 warm up over this fraction of the step hint (0: no warmup)"},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "learning-rate warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(0.002).in(0.0, 10.0).describe("peak learning rate"),
+      hyperparameter("one_minus_beta1").defaults_to(0.1).in(0.0, 1.0).excluding_min().describe("1 - beta1 (fast EMA)"),
+      hyperparameter("beta2").defaults_to(0.999).in(0.0, 1.0).excluding_max().describe("second-moment decay"),
+      hyperparameter("beta3").defaults_to(0.999).in(0.0, 1.0).describe("slow EMA decay"),
+      hyperparameter("alpha").defaults_to(5.0).in(0.0, 1000.0).describe("weight of the slow EMA"),
+      hyperparameter("alpha_beta3_warmup_factor").defaults_to(1.0).in(0.0, 10.0)
+          .describe("alpha and beta3 warm up over this fraction of the step hint (0: no warmup)"),
+      hyperparameter("weight_decay").defaults_to(0.01).in(0.0, 10.0).describe("decoupled weight decay"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("learning-rate warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -108,15 +125,18 @@ BuiltinAlgorithm muon() {
   b.name = "muon";
   b.description = "Muon: orthogonalized Nesterov momentum for hidden matrices, AdamW for the rest (KellerJordan), warmup + cosine";
   b.own = {
-      {"learning_rate", 0.02, 0.0, 10.0, "peak learning rate of the hidden matrices"},
-      {"momentum", 0.95, 0.0, 1.0, "momentum of the hidden matrices"},
-      {"nesterov", 1.0, 0.0, 1.0, "1: Nesterov momentum, 0: heavy ball"},
-      {"ns_steps", 5.0, 1.0, 20.0, "Newton-Schulz iterations"},
-      {"adam_learning_rate", 0.003, 0.0, 10.0, "peak learning rate of the AdamW tensors (head, biases, gains)"},
-      {"adam_one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1 of the AdamW tensors"},
-      {"adam_beta2", 0.95, 0.0, 1.0, "beta2 of the AdamW tensors"},
-      {"weight_decay", 0.0, 0.0, 10.0, "decoupled weight decay (both groups)"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(0.02).in(0.0, 10.0)
+          .describe("peak learning rate of the hidden matrices"),
+      hyperparameter("momentum").defaults_to(0.95).in(0.0, 1.0).describe("momentum of the hidden matrices"),
+      hyperparameter("nesterov").defaults_to(1.0).in(0.0, 1.0).describe("1: Nesterov momentum, 0: heavy ball"),
+      hyperparameter("ns_steps").defaults_to(5.0).in(1.0, 20.0).describe("Newton-Schulz iterations"),
+      hyperparameter("adam_learning_rate").defaults_to(0.003).in(0.0, 10.0)
+          .describe("peak learning rate of the AdamW tensors (head, biases, gains)"),
+      hyperparameter("adam_one_minus_beta1").defaults_to(0.1).in(0.0, 1.0).describe("1 - beta1 of the AdamW tensors"),
+      hyperparameter("adam_beta2").defaults_to(0.95).in(0.0, 1.0).describe("beta2 of the AdamW tensors"),
+      hyperparameter("weight_decay").defaults_to(0.0).in(0.0, 10.0).describe("decoupled weight decay (both groups)"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -130,14 +150,17 @@ BuiltinAlgorithm schedule_free_adamw() {
   // Defaults: the AlgoPerf v0.5 self-tuning submission (lr 0.0025, beta2 0.99552, weight decay
   // 0.08121, warmup 2% of 0.75 x step hint, label smoothing 0.2).
   b.own = {
-      {"learning_rate", 0.0025, 0.0, 10.0, "learning rate after the warmup"},
-      {"one_minus_beta1", 0.1, 1e-6, 1.0, "1 - beta1 (y's interpolation between x and z)"},
-      {"beta2", 0.99552, 0.0, 1.0, "second-moment decay", false, true},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment", true, false},
-      {"weight_decay", 0.08121, 0.0, 10.0, "weight decay, applied at y"},
-      {"r", 0.0, 0.0, 10.0, "polynomial weighting k^r of the average"},
-      {"weight_lr_power", 2.0, 0.0, 10.0, "weighting lr_max^p of the average"},
-      {"warmup_factor", 0.015, 0.0, 1.0, "warmup steps as a fraction of the step hint (then constant)"},
+      hyperparameter("learning_rate").defaults_to(0.0025).in(0.0, 10.0).describe("learning rate after the warmup"),
+      hyperparameter("one_minus_beta1").defaults_to(0.1).in(1e-6, 1.0)
+          .describe("1 - beta1 (y's interpolation between x and z)"),
+      hyperparameter("beta2").defaults_to(0.99552).in(0.0, 1.0).excluding_max().describe("second-moment decay"),
+      hyperparameter("epsilon").defaults_to(1e-8).in(0.0, 1.0).excluding_min()
+          .describe("added to the square root of the second moment"),
+      hyperparameter("weight_decay").defaults_to(0.08121).in(0.0, 10.0).describe("weight decay, applied at y"),
+      hyperparameter("r").defaults_to(0.0).in(0.0, 10.0).describe("polynomial weighting k^r of the average"),
+      hyperparameter("weight_lr_power").defaults_to(2.0).in(0.0, 10.0).describe("weighting lr_max^p of the average"),
+      hyperparameter("warmup_factor").defaults_to(0.015).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint (then constant)"),
   };
   b.common_defaults = {{"label_smoothing", 0.2}};
   return b;
@@ -151,22 +174,32 @@ BuiltinAlgorithm shampoo() {
       "defaults = AlgoPerf v0.6 submission's first point, warmup + cosine";
   // Defaults: the first point of the AlgoPerf v0.6 external-tuning submission (spaces/shampoo.json).
   b.own = {
-      {"learning_rate", 0.0017486387539278373, 0.0, 100.0, "peak learning rate"},
-      {"one_minus_beta1", 0.06733926164, 0.0, 1.0, "1 - beta1 (EMA of the preconditioned gradient; 1: none)"},
-      {"beta2", 1.0 - 0.00448403102, 0.0, 1.0, "EMA of the Kronecker factors and of Adam grafting (1: sum)"},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the factors' diagonal before the inverse root"},
-      {"momentum", 0.0, 0.0, 1.0, "momentum on the grafted direction (0: none)"},
-      {"nesterov", 1.0, 0.0, 1.0, "1: Nesterov momentum"},
-      {"ema_momentum", 1.0, 0.0, 1.0, "1: momentum as an EMA (the v0.6 submission's)"},
-      {"nadam", 1.0, 0.0, 1.0, "1: NAdam-style look-ahead of the filtered gradient (the v0.6 submission's)"},
-      {"weight_decay", 0.08121616522670176, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.02, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-      {"max_preconditioner_dim", 1024.0, 1.0, 65536.0, "largest block side"},
-      {"precondition_frequency", 100.0, 1.0, 1e9, "steps between inverse-root refreshes"},
-      {"start_preconditioning_step", -1.0, -1.0, 1e9, "grafted method alone before this step (-1: the frequency)"},
-      {"sgd_grafting", 0.0, 0.0, 1.0, "1: graft onto SGD's step norm instead of Adam's"},
-      {"grafting_epsilon", 1e-8, 0.0, 1.0, "epsilon of Adam grafting"},
-      {"inverse_root_override", 0.0, 0.0, 64.0, "root of every factor's inverse (0: 2 x block order)"},
+      hyperparameter("learning_rate").defaults_to(0.0017486387539278373).in(0.0, 100.0).describe("peak learning rate"),
+      hyperparameter("one_minus_beta1").defaults_to(0.06733926164).in(0.0, 1.0)
+          .describe("1 - beta1 (EMA of the preconditioned gradient; 1: none)"),
+      hyperparameter("beta2").defaults_to(1.0 - 0.00448403102).in(0.0, 1.0)
+          .describe("EMA of the Kronecker factors and of Adam grafting (1: sum)"),
+      hyperparameter("epsilon").defaults_to(1e-8).in(0.0, 1.0)
+          .describe("added to the factors' diagonal before the inverse root"),
+      hyperparameter("momentum").defaults_to(0.0).in(0.0, 1.0).describe("momentum on the grafted direction (0: none)"),
+      hyperparameter("nesterov").defaults_to(1.0).in(0.0, 1.0).describe("1: Nesterov momentum"),
+      hyperparameter("ema_momentum").defaults_to(1.0).in(0.0, 1.0)
+          .describe("1: momentum as an EMA (the v0.6 submission's)"),
+      hyperparameter("nadam").defaults_to(1.0).in(0.0, 1.0)
+          .describe("1: NAdam-style look-ahead of the filtered gradient (the v0.6 submission's)"),
+      hyperparameter("weight_decay").defaults_to(0.08121616522670176).in(0.0, 10.0).describe("decoupled weight decay"),
+      hyperparameter("warmup_factor").defaults_to(0.02).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
+      hyperparameter("max_preconditioner_dim").defaults_to(1024.0).in(1.0, 65536.0).describe("largest block side"),
+      hyperparameter("precondition_frequency").defaults_to(100.0).in(1.0, 1e9)
+          .describe("steps between inverse-root refreshes"),
+      hyperparameter("start_preconditioning_step").defaults_to(-1.0).in(-1.0, 1e9)
+          .describe("grafted method alone before this step (-1: the frequency)"),
+      hyperparameter("sgd_grafting").defaults_to(0.0).in(0.0, 1.0)
+          .describe("1: graft onto SGD's step norm instead of Adam's"),
+      hyperparameter("grafting_epsilon").defaults_to(1e-8).in(0.0, 1.0).describe("epsilon of Adam grafting"),
+      hyperparameter("inverse_root_override").defaults_to(0.0).in(0.0, 64.0)
+          .describe("root of every factor's inverse (0: 2 x block order)"),
   };
   b.common_defaults = {{"dropout_rate", 0.1}};
   return b;
@@ -177,15 +210,19 @@ BuiltinAlgorithm soap() {
   b.name = "soap";
   b.description = "SOAP: Adam in the eigenbasis of Shampoo's factors (nikhilvyas/SOAP), warmup + cosine";
   b.own = {
-      {"learning_rate", 3e-3, 0.0, 10.0, "peak learning rate"},
-      {"one_minus_beta1", 0.05, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.95, 0.0, 1.0, "second-moment decay", false, true},
-      {"shampoo_beta", -1.0, -1.0, 1.0, "EMA of the factors (-1: beta2)"},
-      {"epsilon", 1e-8, 0.0, 1.0, "added to the square root of the second moment", true, false},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
-      {"precondition_frequency", 10.0, 1.0, 1e9, "steps between eigenbasis refreshes"},
-      {"max_precond_dim", 10000.0, 1.0, 65536.0, "larger dimensions are not rotated"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
+      hyperparameter("learning_rate").defaults_to(3e-3).in(0.0, 10.0).describe("peak learning rate"),
+      hyperparameter("one_minus_beta1").defaults_to(0.05).in(0.0, 1.0).excluding_min().describe("1 - beta1"),
+      hyperparameter("beta2").defaults_to(0.95).in(0.0, 1.0).excluding_max().describe("second-moment decay"),
+      hyperparameter("shampoo_beta").defaults_to(-1.0).in(-1.0, 1.0).describe("EMA of the factors (-1: beta2)"),
+      hyperparameter("epsilon").defaults_to(1e-8).in(0.0, 1.0).excluding_min()
+          .describe("added to the square root of the second moment"),
+      hyperparameter("weight_decay").defaults_to(0.01).in(0.0, 10.0).describe("decoupled weight decay"),
+      hyperparameter("precondition_frequency").defaults_to(10.0).in(1.0, 1e9)
+          .describe("steps between eigenbasis refreshes"),
+      hyperparameter("max_precond_dim").defaults_to(10000.0).in(1.0, 65536.0)
+          .describe("larger dimensions are not rotated"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
   };
   return b;
 }
@@ -196,13 +233,15 @@ BuiltinAlgorithm sam() {
   b.description =
       "SAM: gradient at the worst nearby point (rho), over AdamW (davda54/sam); two passes per step, warmup + cosine";
   b.own = {
-      {"learning_rate", 0.002, 0.0, 10.0, "peak learning rate of the AdamW step"},
-      {"one_minus_beta1", 0.1, 0.0, 1.0, "1 - beta1", true, false},
-      {"beta2", 0.999, 0.0, 1.0, "second-moment decay", false, true},
-      {"weight_decay", 0.01, 0.0, 10.0, "decoupled weight decay"},
-      {"warmup_factor", 0.05, 0.0, 1.0, "warmup steps as a fraction of the step hint"},
-      {"rho", 0.05, 0.0, 100.0, "radius of the perturbation"},
-      {"adaptive", 0.0, 0.0, 1.0, "1: adaptive SAM (ASAM), the perturbation scaled by |w|"},
+      hyperparameter("learning_rate").defaults_to(0.002).in(0.0, 10.0).describe("peak learning rate of the AdamW step"),
+      hyperparameter("one_minus_beta1").defaults_to(0.1).in(0.0, 1.0).excluding_min().describe("1 - beta1"),
+      hyperparameter("beta2").defaults_to(0.999).in(0.0, 1.0).excluding_max().describe("second-moment decay"),
+      hyperparameter("weight_decay").defaults_to(0.01).in(0.0, 10.0).describe("decoupled weight decay"),
+      hyperparameter("warmup_factor").defaults_to(0.05).in(0.0, 1.0)
+          .describe("warmup steps as a fraction of the step hint"),
+      hyperparameter("rho").defaults_to(0.05).in(0.0, 100.0).describe("radius of the perturbation"),
+      hyperparameter("adaptive").defaults_to(0.0).in(0.0, 1.0)
+          .describe("1: adaptive SAM (ASAM), the perturbation scaled by |w|"),
   };
   return b;
 }
@@ -238,9 +277,11 @@ Registered& registered() {
 
 std::vector<HyperparameterSpec> common_hyperparameter_specs() {
   return {
-      {"label_smoothing", 0.0, 0.0, 0.99, "label smoothing of the cross-entropy loss"},
-      {"dropout_rate", 0.0, 0.0, 0.99, "dropout rate passed to the model"},
-      {"grad_clip", 0.0, 0.0, 1e12, "clip the global gradient norm to this value (0: off)"},
+      hyperparameter("label_smoothing").defaults_to(0.0).in(0.0, 0.99)
+          .describe("label smoothing of the cross-entropy loss"),
+      hyperparameter("dropout_rate").defaults_to(0.0).in(0.0, 0.99).describe("dropout rate passed to the model"),
+      hyperparameter("grad_clip").defaults_to(0.0).in(0.0, 1e12)
+          .describe("clip the global gradient norm to this value (0: off)"),
   };
 }
 

@@ -45,42 +45,72 @@ std::vector<WorkloadOptionSpec> transformer_options(int64_t width, int64_t depth
           integer_option("depth", depth, 1, 48, "transformer blocks")};
 }
 
-// Targets, budgets and step hints: set by `pacer targets` (docs/targets.md, records in
-// docs/targets/), except where targets_source says otherwise.
-WorkloadSpec spec(const std::string& name, const std::string& modality, const std::string& description,
-                  const std::string& metric, bool higher_is_better, double validation_target, double test_target,
-                  double budget_s, int64_t step_hint, double eval_period_s, int64_t batch_size,
-                  std::vector<WorkloadOptionSpec> options) {
-  WorkloadSpec s;
-  s.name = name;
-  s.modality = modality;
-  s.description = description;
-  s.target_metric = metric;
-  s.higher_is_better = higher_is_better;
-  s.validation_target = validation_target;
-  s.test_target = test_target;
-  s.time_budget = budget_s;
-  s.step_hint = step_hint;
-  s.eval_period_sec = eval_period_s;
-  s.reference_batch_size = batch_size;
-  s.targets_source = "docs/targets.md#" + name;
-  s.options = std::move(options);
-  return s;
-}
+// A workload's spec by name, so that each number says what it is. Targets, budgets and step
+// hints: set by `pacer targets` (docs/targets.md, records in docs/targets/), except where
+// targets_source says otherwise.
+//
+//   workload("fmnist_mlp", images, "Fashion-MNIST, MLP").maximize("accuracy").targets(0.895, 0.8862)
+//       .budget_sec(7).step_hint(2000).eval_period_sec(0.5).batch_size(256).options(mlp_options("relu"))
+class SpecBuilder {
+ public:
+  // A new workload.
+  SpecBuilder(const std::string& name, const std::string& modality, const std::string& description) {
+    s_.name = name;
+    s_.modality = modality;
+    s_.description = description;
+    s_.targets_source = "docs/targets.md#" + name;
+  }
+  // A variant: its base's budget, step hint, eval period, batch size and options, its own name,
+  // description and targets (and options, when its model has another default).
+  SpecBuilder(const WorkloadSpec& base, const std::string& name, const std::string& what) : s_(base) {
+    s_.name = name;
+    s_.description = "Variant of " + base.name + ": " + what;
+    s_.base_workload = base.name;
+    s_.targets_source = "docs/targets.md#" + name;
+  }
+  SpecBuilder& maximize(const std::string& metric) { return target_metric(metric, true); }
+  SpecBuilder& minimize(const std::string& metric) { return target_metric(metric, false); }
+  SpecBuilder& targets(double validation, double test) {
+    s_.validation_target = validation;
+    s_.test_target = test;
+    return *this;
+  }
+  SpecBuilder& budget_sec(double seconds) {
+    s_.time_budget = seconds;
+    return *this;
+  }
+  SpecBuilder& step_hint(int64_t steps) {
+    s_.step_hint = steps;
+    return *this;
+  }
+  SpecBuilder& eval_period_sec(double seconds) {
+    s_.eval_period_sec = seconds;
+    return *this;
+  }
+  SpecBuilder& batch_size(int64_t examples) {
+    s_.reference_batch_size = examples;
+    return *this;
+  }
+  SpecBuilder& options(std::vector<WorkloadOptionSpec> options) {
+    s_.options = std::move(options);
+    return *this;
+  }
+  operator WorkloadSpec() const { return s_; }  // NOLINT(google-explicit-constructor): a builder is its spec
 
-// A variant keeps its base's budget, step hint and options; `options`, when given, are its own
-// (a variant whose model has another activation declares that one as the default).
-WorkloadSpec variant(const WorkloadSpec& base, const std::string& name, const std::string& what,
-                     double validation_target, double test_target, std::vector<WorkloadOptionSpec> options = {}) {
-  WorkloadSpec s = base;
-  s.name = name;
-  s.description = "Variant of " + base.name + ": " + what;
-  s.base_workload = base.name;
-  s.validation_target = validation_target;
-  s.test_target = test_target;
-  s.targets_source = "docs/targets.md#" + name;
-  if (!options.empty()) s.options = std::move(options);
-  return s;
+ private:
+  SpecBuilder& target_metric(const std::string& metric, bool higher_is_better) {
+    s_.target_metric = metric;
+    s_.higher_is_better = higher_is_better;
+    return *this;
+  }
+  WorkloadSpec s_;
+};
+
+SpecBuilder workload(const std::string& name, const std::string& modality, const std::string& description) {
+  return SpecBuilder(name, modality, description);
+}
+SpecBuilder variant(const WorkloadSpec& base, const std::string& name, const std::string& what) {
+  return SpecBuilder(base, name, what);
 }
 
 // What each kind of workload's evaluate() reports, so a goal on another metric is an input error.
@@ -97,56 +127,69 @@ std::vector<WorkloadSpec> shipped_workloads() {
   const std::string images = "image classification";
 
   // Fashion-MNIST MLP and its variants.
-  const WorkloadSpec mlp = spec("fmnist_mlp", images, "Fashion-MNIST, MLP 784-128-128-10, ReLU", "accuracy", true,
-                                0.895, 0.8862, 7, 2000, 0.5, 256, mlp_options("relu"));
+  const WorkloadSpec mlp = workload("fmnist_mlp", images, "Fashion-MNIST, MLP 784-128-128-10, ReLU")
+                               .maximize("accuracy").targets(0.895, 0.8862)
+                               .budget_sec(7).step_hint(2000).eval_period_sec(0.5).batch_size(256)
+                               .options(mlp_options("relu"));
   r.push_back(mlp);
-  r.push_back(variant(mlp, "fmnist_mlp_tanh", "tanh activations", 0.8898, 0.8825, mlp_options("tanh")));
-  r.push_back(variant(mlp, "fmnist_mlp_layernorm", "layer norm before each activation", 0.8929, 0.8862));
+  r.push_back(variant(mlp, "fmnist_mlp_tanh", "tanh activations").targets(0.8898, 0.8825).options(mlp_options("tanh")));
+  r.push_back(variant(mlp, "fmnist_mlp_layernorm", "layer norm before each activation").targets(0.8929, 0.8862));
 
   // The simple CNN of Shallue et al.
-  r.push_back(spec("fmnist_cnn", images,
-                   "Fashion-MNIST, simple CNN (conv5x5/32, pool, conv5x5/64, pool, dense 1024, dense 10)", "accuracy",
-                   true, 0.9119, 0.9073, 173, 1000, 20, 128, cnn_options()));
+  r.push_back(workload("fmnist_cnn", images,
+                       "Fashion-MNIST, simple CNN (conv5x5/32, pool, conv5x5/64, pool, dense 1024, dense 10)")
+                  .maximize("accuracy").targets(0.9119, 0.9073)
+                  .budget_sec(173).step_hint(1000).eval_period_sec(20).batch_size(128)
+                  .options(cnn_options()));
 
   // ResNet with batch normalization (AlgoPerf's ImageNet ResNet analog).
-  const WorkloadSpec resnet = spec("fmnist_resnet", images,
-                                   "Fashion-MNIST, ResNet (3x3 stem /2, basic blocks 16-32-64, batch norm, ReLU)",
-                                   "accuracy", true, 0.8993, 0.89, 39, 800, 10, 128, resnet_options("relu"));
+  const WorkloadSpec resnet =
+      workload("fmnist_resnet", images, "Fashion-MNIST, ResNet (3x3 stem /2, basic blocks 16-32-64, batch norm, ReLU)")
+          .maximize("accuracy").targets(0.8993, 0.89)
+          .budget_sec(39).step_hint(800).eval_period_sec(10).batch_size(128)
+          .options(resnet_options("relu"));
   r.push_back(resnet);
-  r.push_back(variant(resnet, "fmnist_resnet_silu", "SiLU activations", 0.8940, 0.8880, resnet_options("silu")));
-  r.push_back(variant(resnet, "fmnist_resnet_large_bn_init", "last batch norm of each block initialized to scale 8",
-                      0.8743, 0.8654));
+  r.push_back(variant(resnet, "fmnist_resnet_silu", "SiLU activations").targets(0.8940, 0.8880).options(resnet_options("silu")));
+  r.push_back(variant(resnet, "fmnist_resnet_large_bn_init", "last batch norm of each block initialized to scale 8")
+                  .targets(0.8743, 0.8654));
 
   // Vision transformer (AlgoPerf's ViT analog).
-  const WorkloadSpec vit = spec("fmnist_vit", images,
-                                "Fashion-MNIST, ViT (7x7 patches, 16 tokens, width 64, 3 blocks, 4 heads, pre-LN)",
-                                "accuracy", true, 0.8561, 0.8473, 64, 800, 10, 128, transformer_options(64, 3));
+  const WorkloadSpec vit =
+      workload("fmnist_vit", images, "Fashion-MNIST, ViT (7x7 patches, 16 tokens, width 64, 3 blocks, 4 heads, pre-LN)")
+          .maximize("accuracy").targets(0.8561, 0.8473)
+          .budget_sec(64).step_hint(800).eval_period_sec(10).batch_size(128)
+          .options(transformer_options(64, 3));
   r.push_back(vit);
-  r.push_back(variant(vit, "fmnist_vit_glu", "GLU MLP blocks", 0.8698, 0.8574));
-  r.push_back(variant(vit, "fmnist_vit_post_ln", "post-layer-norm blocks", 0.8568, 0.8473));
+  r.push_back(variant(vit, "fmnist_vit_glu", "GLU MLP blocks").targets(0.8698, 0.8574));
+  r.push_back(variant(vit, "fmnist_vit_post_ln", "post-layer-norm blocks").targets(0.8568, 0.8473));
 
   // Reconstruction from undersampled k-space (AlgoPerf's fastMRI analog).
   const WorkloadSpec recon =
-      spec("fmnist_recon", "image reconstruction",
-           "Fashion-MNIST from 4x undersampled k-space, U-Net 8-16-32 (instance norm, leaky ReLU), L1 loss", "ssim",
-           true, 0.7360, 0.7352, 38, 800, 10, 32, {activation_option("leaky_relu")});
+      workload("fmnist_recon", "image reconstruction",
+               "Fashion-MNIST from 4x undersampled k-space, U-Net 8-16-32 (instance norm, leaky ReLU), L1 loss")
+          .maximize("ssim").targets(0.7360, 0.7352)
+          .budget_sec(38).step_hint(800).eval_period_sec(10).batch_size(32)
+          .options({activation_option("leaky_relu")});
   r.push_back(recon);
-  r.push_back(variant(recon, "fmnist_recon_tanh", "tanh activations", 0.6352, 0.6328, {activation_option("tanh")}));
-  r.push_back(variant(recon, "fmnist_recon_layernorm", "layer norm instead of instance norm", 0.7787, 0.7774));
+  r.push_back(variant(recon, "fmnist_recon_tanh", "tanh activations").targets(0.6352, 0.6328).options({activation_option("tanh")}));
+  r.push_back(variant(recon, "fmnist_recon_layernorm", "layer norm instead of instance norm").targets(0.7787, 0.7774));
 
   // Byte-level language model on the fortunes corpus (AlgoPerf v1.0's LM analog).
-  const WorkloadSpec lm = spec("fortunes_lm", "language modelling",
-                               "English fortunes, byte-level decoder-only transformer (context 64, width 64, 2 blocks, "
-                               "4 heads), cross-entropy per byte",
-                               "loss", false, 2.3614, 2.3511, 50, 600, 15, 32, transformer_options(64, 2));
+  const WorkloadSpec lm = workload("fortunes_lm", "language modelling",
+                                   "English fortunes, byte-level decoder-only transformer (context 64, width 64, "
+                                   "2 blocks, 4 heads), cross-entropy per byte")
+                              .minimize("loss").targets(2.3614, 2.3511)
+                              .budget_sec(50).step_hint(600).eval_period_sec(15).batch_size(32)
+                              .options(transformer_options(64, 2));
   r.push_back(lm);
-  r.push_back(variant(lm, "fortunes_lm_glu", "GLU MLP blocks", 2.2588, 2.2469));
-  r.push_back(variant(lm, "fortunes_lm_rmsnorm", "RMSNorm instead of layer norm", 2.3697, 2.3576));
+  r.push_back(variant(lm, "fortunes_lm_glu", "GLU MLP blocks").targets(2.2588, 2.2469));
+  r.push_back(variant(lm, "fortunes_lm_rmsnorm", "RMSNorm instead of layer norm").targets(2.3697, 2.3576));
 
   // Teacher-student linear regression: seconds to tune, for tests and quick checks.
-  r.push_back(spec("synthetic_regression", "regression",
-                   "Teacher-student linear regression, 32 inputs, noise std 0.5 (loss floor 0.25)", "loss", false,
-                   0.2449, 0.2597, 1, 400, 0.05, 64, {}));
+  r.push_back(workload("synthetic_regression", "regression",
+                       "Teacher-student linear regression, 32 inputs, noise std 0.5 (loss floor 0.25)")
+                  .minimize("loss").targets(0.2449, 0.2597)
+                  .budget_sec(1).step_hint(400).eval_period_sec(0.05).batch_size(64));
   for (auto& s : r) s.metrics = metrics_of(s.modality);
   return r;
 }

@@ -133,6 +133,11 @@ fs::path resolved(const std::string& path) {
 
 }  // namespace
 
+int landlock_abi() {
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi > 0 ? static_cast<int>(abi) : 0;
+}
+
 int process_thread_count() {
   std::error_code ec;
   int count = 0;
@@ -153,13 +158,13 @@ std::vector<std::string> process_thread_names() {
 
 FileRestrictionsReport restrict_files(const FileRestrictions& restrictions) {
   FileRestrictionsReport report;
-  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  const int abi = landlock_abi();
   if (abi < 1) {
     report.what = std::string("this kernel has no Landlock (") + std::strerror(errno) +
                   "): the trial's process can read the held-out data and write any file this user can";
     return report;
   }
-  report.abi = static_cast<int>(abi);
+  report.abi = abi;
   Ruleset ruleset(report.abi, handled_fs_rights(report.abi));
   std::vector<fs::path> unreadable;
   for (const auto& path : restrictions.unreadable)

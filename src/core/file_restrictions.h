@@ -34,6 +34,9 @@ struct FileRestrictionsReport {
 // reported, not thrown (the caller says so once).
 FileRestrictionsReport restrict_files(const FileRestrictions& restrictions);
 
+// The kernel's Landlock ABI version; 0 when it has none (or it is disabled).
+int landlock_abi();
+
 // The threads of this process (from /proc/self/task): Landlock covers only the calling thread and
 // those it starts afterwards.
 int process_thread_count();

@@ -15,7 +15,7 @@ enum class StopReason {
   max_steps,          // the step limit
   goal_reached,       // a study's own goal (scaling studies: the first eval past a value)
   interrupted,        // Ctrl-C, a lost lease, a forwarded signal
-  race_study_best,    // racing: it can no longer become its study's best trial (train/stop_rule.h)
+  race_study_best,    // racing: it can no longer become its study's best trial (run/racing.h)
   race_4x_fastest,    // racing: past 4x the fastest time on its workload, past AlgoPerf's cut-off
   diverged,           // non-finite loss, parameters or eval metric
   error,              // an exception stopped the run

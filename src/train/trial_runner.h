@@ -46,7 +46,7 @@ struct TrialOptions {
   Clock* clock = nullptr;        // default: the spec's clock (wall: a steady clock)
   Progress* progress = nullptr;  // default: none
   // Set (e.g. by a Ctrl-C handler) to stop after the current step: the result has stop reason
-  // "interrupted" and status failed.
+  // "interrupted" and status interrupted (no result: a worker releases the trial to be re-run).
   const std::atomic<bool>* stop_requested = nullptr;
   // The data-parallel processes (c10d); null: this process alone. With processes the batch size
   // is global and only rank 0 evaluates and writes.

@@ -1,5 +1,5 @@
 #pragma once
-// The bound of racing's 4x cut-off (train/stop_rule.h, stop_past_the_cutoff): for a study, upper
+// The bound of racing's 4x cut-off (run/racing.h, stop_past_the_cutoff): for a study, upper
 // bounds on the fastest median time to target, by seconds and by steps, that the submissions it is
 // compared with will end with on its workload. From the study store: the other experiments with the
 // same workload, ruleset, trial settings and board part (a rerun is compared with its own part); a

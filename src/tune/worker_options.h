@@ -35,7 +35,7 @@ struct WorkerOptions {
   int64_t checkpoint_every_steps = 0;
   double checkpoint_every_sec = 0.0;
   // Racing (external-tuning studies only): a trial stops once it can no longer become its study's
-  // best (train/stop_rule.h, stop_when_outraced), by the bound the study's finished trials set in
+  // best (run/racing.h, stop_when_outraced), by the bound the study's finished trials set in
   // the store, which every worker reads at each eval. Scores and best trials are unchanged.
   bool race = false;
   // With race and race_cutoff: also stop a trial past AlgoPerf's 4x cut-off of the fastest time

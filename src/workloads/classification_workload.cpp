@@ -28,19 +28,13 @@ LossOutput FashionMnistWorkload::loss_fn(const at::Tensor& targets, const at::Te
 }
 
 Metrics FashionMnistWorkload::evaluate(Network& network, EvalSplit split) const {
-  const TensorDataset& data = eval_split(split);
-  at::NoGradGuard no_grad;
   double loss_sum = 0.0;
   int64_t correct = 0;
-  for (int64_t start = 0; start < data.size(); start += eval_batch_size_) {
-    const int64_t n = std::min(eval_batch_size_, data.size() - start);
-    at::Tensor x = data.inputs.narrow(0, start, n);
-    at::Tensor y = data.targets.narrow(0, start, n);
-    at::Tensor logits = model_fn(network, x, ForwardMode::eval, 0.0);
+  for_each_eval_batch(network, split, eval_batch_size_, [&](const at::Tensor& logits, const at::Tensor& y) {
     loss_sum += at::cross_entropy_loss(logits, y, {}, at::Reduction::Sum, -100, 0.0).item<double>();
     correct += logits.argmax(1).eq(y).sum().item<int64_t>();
-  }
-  const double n = static_cast<double>(data.size());
+  });
+  const double n = static_cast<double>(eval_split(split).size());
   return {{"accuracy", correct / n}, {"loss", loss_sum / n}, {"num_examples", n}};
 }
 

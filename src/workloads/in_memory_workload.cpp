@@ -47,4 +47,15 @@ const TensorDataset& InMemoryWorkload::eval_split(EvalSplit split) const {
   return dataset(split);
 }
 
+void InMemoryWorkload::for_each_eval_batch(Network& network, EvalSplit split, int64_t batch_size,
+                                           const EvalBatch& accumulate) const {
+  const TensorDataset& data = eval_split(split);
+  at::NoGradGuard no_grad;
+  for (int64_t start = 0; start < data.size(); start += batch_size) {
+    const int64_t n = std::min(batch_size, data.size() - start);
+    const at::Tensor inputs = data.inputs.narrow(0, start, n);
+    accumulate(model_fn(network, inputs, ForwardMode::eval, 0.0), data.targets.narrow(0, start, n));
+  }
+}
+
 }  // namespace pacer

@@ -8,7 +8,8 @@
 //     void load(const WorkloadContext& c) override { set_splits(train, train.narrow(...), val, test); }
 //     LossOutput loss_fn(...) const override;
 //     Metrics evaluate(Network& net, EvalSplit split) const override {
-//       const TensorDataset& data = eval_split(split);   // the train eval subset for `train`
+//       double loss = 0.0;
+//       for_each_eval_batch(net, split, 256, [&](const at::Tensor& out, const at::Tensor& y) { loss += ...; });
 //       ...
 //     }
 //   };
@@ -30,6 +31,10 @@ class InMemoryWorkload : public Workload {
   void set_splits(TensorDataset train, TensorDataset train_eval, TensorDataset validation, TensorDataset test);
   // What an eval of `split` runs on: the train eval subset for `train`, else the split itself.
   const TensorDataset& eval_split(EvalSplit split) const;
+  // The eval loop, written once: the network on eval_split(split) in batches of `batch_size`, in
+  // eval mode, without gradients; each batch's outputs and targets go to `accumulate`, in order.
+  using EvalBatch = std::function<void(const at::Tensor& outputs, const at::Tensor& targets)>;
+  void for_each_eval_batch(Network& network, EvalSplit split, int64_t batch_size, const EvalBatch& accumulate) const;
 
  private:
   NetworkFactory factory_;

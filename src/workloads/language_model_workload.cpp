@@ -35,19 +35,14 @@ LossOutput FortunesLanguageModelWorkload::loss_fn(const at::Tensor& targets, con
 
 Metrics FortunesLanguageModelWorkload::evaluate(Network& network, EvalSplit split) const {
   const TensorDataset& data = eval_split(split);
-  at::NoGradGuard no_grad;
   double loss_sum = 0.0;
   int64_t correct = 0;
-  for (int64_t start = 0; start < data.size(); start += kEvalBatchSize) {
-    const int64_t n = std::min(kEvalBatchSize, data.size() - start);
-    at::Tensor x = data.inputs.narrow(0, start, n);
-    at::Tensor y = data.targets.narrow(0, start, n);
-    at::Tensor logits = model_fn(network, x, ForwardMode::eval, 0.0);
+  for_each_eval_batch(network, split, kEvalBatchSize, [&](const at::Tensor& logits, const at::Tensor& y) {
     const int64_t v = logits.size(2);
     loss_sum += at::cross_entropy_loss(logits.reshape({-1, v}), y.reshape({-1}), {}, at::Reduction::Sum, -100, 0.0)
                     .item<double>();
     correct += logits.argmax(2).eq(y).sum().item<int64_t>();
-  }
+  });
   const double bytes = static_cast<double>(data.size() * context_);
   const double loss = loss_sum / bytes;
   return {{"loss", loss},

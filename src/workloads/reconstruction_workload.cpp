@@ -31,18 +31,12 @@ LossOutput FashionMnistReconstructionWorkload::loss_fn(const at::Tensor& targets
 }
 
 Metrics FashionMnistReconstructionWorkload::evaluate(Network& network, EvalSplit split) const {
-  const TensorDataset& data = eval_split(split);
-  at::NoGradGuard no_grad;
   double loss_sum = 0.0, ssim_sum = 0.0;
-  for (int64_t start = 0; start < data.size(); start += kEvalBatchSize) {
-    const int64_t n = std::min(kEvalBatchSize, data.size() - start);
-    at::Tensor x = data.inputs.narrow(0, start, n);
-    at::Tensor y = data.targets.narrow(0, start, n);
-    at::Tensor out = model_fn(network, x, ForwardMode::eval, 0.0);
+  for_each_eval_batch(network, split, kEvalBatchSize, [&](const at::Tensor& out, const at::Tensor& y) {
     loss_sum += (out - y).abs().flatten(1).mean(1).sum().item<double>();
     ssim_sum += ssim_per_image(out, y).sum().item<double>();
-  }
-  const double n = static_cast<double>(data.size());
+  });
+  const double n = static_cast<double>(eval_split(split).size());
   return {{"ssim", ssim_sum / n}, {"loss", loss_sum / n}, {"num_examples", n}};
 }
 
