@@ -378,13 +378,15 @@ TEST_F(PythonSubmissionTest, AContainedTrialTracesNothingLeavesNoDaemonAndIsRest
   daemon_gone("run -w fmnist_mlp -a '" + data("hostile.py") + "'" + run + " --out '" + dir_ + "/daemon'", "run");
   daemon_gone("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 --eval-every 5 "
               "--threads 1 --trial-limit 300 --store '" + dir_ + "/daemon.db'", "tune");
-  // On the cpu clock the contained trial's import is restricted too (pacer run's copy already was).
+  // On the cpu clock every import is restricted too (pacer run's copy already was): tune learns the
+  // submission's declarations from a contained process, where its fork at import is refused, so
+  // it is bad input before any trial, saying why (it could run no trial on this clock).
   ::setenv("PACER_TEST_HOSTILE", "fork_at_import", 1);
   auto forked = pacer("tune -w fmnist_mlp -a '" + data("hostile.py") + "' --studies 1 --trials 1 --max-steps 10 "
                       "--eval-every 5 --threads 1 --clock cpu --trial-limit 300 --store '" + dir_ + "/import.db'");
   ::unsetenv("PACER_TEST_HOSTILE");
-  EXPECT_EQ(forked.code, 0) << forked.err;  // the trial's failure, not bad input: the study goes on
-  EXPECT_NE(forked.err.find("failed [its import failed in the trial's process"), std::string::npos) << forked.err;
+  EXPECT_EQ(forked.code, 2) << forked.err;
+  EXPECT_NE(forked.err.find("did not load in a contained process"), std::string::npos) << forked.err;
   EXPECT_NE(forked.err.find("may start no process"), std::string::npos) << forked.err;
 }
 
@@ -408,6 +410,9 @@ TEST_F(PythonSubmissionTest, AContainedTrialReadsNoHeldOutDataAndWritesNoRecord)
     EXPECT_NE(r.err.find("hostile: refused: PermissionError"), std::string::npos) << command << "\n" << r.err;
     EXPECT_EQ(r.err.find("hostile: read "), std::string::npos) << command << "\n" << r.err;
   }
+  // The trial records its restrictions (trial.json's "restrictions").
+  const auto read_trial = nlohmann::json::parse(testing::read_file(dir_ + "/read_run/trial.json"));
+  EXPECT_EQ(read_trial.value("restrictions", "").rfind("Landlock ABI ", 0), 0u) << read_trial.dump();
   // The store it is recorded in, and another run's record, stay as they were.
   const std::string store = dir_ + "/write.db", other = dir_ + "/read_run/trial.json";
   const std::string other_before = testing::read_file(other);

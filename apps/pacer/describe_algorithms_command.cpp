@@ -84,7 +84,17 @@ Action add_describe_algorithms_command(CLI::App& app) {
     refuse_tracing();
     if (parse_clock_kind(a->clock) == ClockKind::cpu) refuse_child_processes();
     restrict_contained_trial("", "");
-    const std::string text = algorithm_declarations_json(a->files);
+    std::string text;
+    try {
+      text = algorithm_declarations_json(a->files);
+    } catch (const InputError& e) {
+      // A process started at import on the cpu clock: say why it was refused.
+      const std::string message = e.what();
+      if (child_processes_refused() && message.find("PermissionError") != std::string::npos) {
+        throw InputError(message + " (" + child_process_refusal_hint() + ")");
+      }
+      throw;
+    }
     for (size_t written = 0; written < text.size();) {
       const ssize_t n = ::write(a->out_fd, text.data() + written, text.size() - written);
       if (n < 0 && errno == EINTR) continue;

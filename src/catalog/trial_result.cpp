@@ -56,6 +56,7 @@ std::string TrialResult::to_json() const {
   j["clock"] = clock;
   j["threads"] = threads;
   j["device"] = device;
+  if (!restrictions.empty()) j["restrictions"] = restrictions;
   j["time_to_target"] = opt(time_to_target);
   j["steps_to_target"] = opt(steps_to_target);
   j["eval_index_to_target"] = opt(eval_index_to_target);

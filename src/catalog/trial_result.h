@@ -25,6 +25,9 @@ struct TrialResult : TrialOutcome {
   int64_t batch_size = 0;
   double time_budget = 0.0;
   std::string clock = "wall";  // what submission time is measured by (wall, cpu)
+  // A contained trial's file restrictions, as its process reported them ("Landlock ABI 7: ...", or
+  // that the kernel has none and nothing was restricted); empty: run in process, unrestricted.
+  std::string restrictions;
   double logging_time = 0.0;   // accumulated, seconds
   // Scoring semantics (<=, >=) on the logged evals, as the outcome's validation fields.
   std::optional<double> test_time_to_target;

@@ -18,7 +18,8 @@ namespace pacer {
 FileRestrictions contained_trial_files(const std::string& out_dir, const std::string& data_dir);
 
 // Restricts this process to contained_trial_files, with a warning on stderr once when the kernel
-// cannot (no Landlock). Returns the report's line.
+// cannot (no Landlock). Returns the report's line, which the trial records (trial.json's
+// "restrictions").
 std::string restrict_contained_trial(const std::string& out_dir, const std::string& data_dir);
 
 }  // namespace pacer

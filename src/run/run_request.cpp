@@ -76,6 +76,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
   const LoadChoice load = choose_for_load(request, env);
   const bool lead = env.rank == 0;
   FolderLock out_lock;  // held to the end: a second command writing the folder is refused
+  std::string restrictions;
   // Before the submission's code first runs (its import): see RunRequest::contained_process. Its
   // folder is made and its data read first, on one thread: afterwards the dataset's files cannot
   // be read, nothing outside the folder can be written (run/contained_trial_files.h), and only the
@@ -86,7 +87,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
     workload->load({request.trial.data_dir, c10::Device(c10::DeviceType::CPU)});
     refuse_tracing();
     if (request.trial.clock == ClockKind::cpu || load.cpu_clock) refuse_child_processes();
-    restrict_contained_trial(request.out, request.trial.data_dir);
+    restrictions = restrict_contained_trial(request.out, request.trial.data_dir);
   }
   const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
   auto algorithm = create_algorithm(algorithm_name);
@@ -112,6 +113,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
   options.checkpoint_every_sec = request.checkpoint_every_sec;
   options.resume = request.existing == ExistingResults::resume;
   options.keep_best = request.keep_best;
+  options.restrictions = restrictions;
   options.progress = &progress;
   options.stop_requested = request.stop_requested;
   options.make_algorithm = [algorithm_name] { return create_algorithm(algorithm_name); };

@@ -468,7 +468,7 @@ int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t
   // trial may (core/file_restrictions.h).
   refuse_tracing();
   if (trial_options.spec.clock == ClockKind::cpu) refuse_child_processes();
-  restrict_contained_trial(trial_options.out_dir, trial_options.spec.data_dir);
+  trial_options.restrictions = restrict_contained_trial(trial_options.out_dir, trial_options.spec.data_dir);
   set_num_threads(threads);
   if (load_algorithm) {
     try {

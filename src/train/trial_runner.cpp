@@ -147,6 +147,7 @@ void TrialLoop::set_up() {
   result_.algorithm = algorithm_.name();
   result_.seed = options_.seed;
   result_.clock = to_string(options_.spec.clock);
+  result_.restrictions = options_.restrictions;
   result_.batch_size = spec.batch_size ? *spec.batch_size : algorithm_.batch_size(spec_);
   result_.time_budget = spec.resolved_time_budget(spec_);
   if (result_.batch_size <= 0) throw InputError("batch size must be positive");
