@@ -83,8 +83,7 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   // ---- Inputs, validated before anything is written.
   a->request.ruleset = parse_ruleset(a->ruleset);
   a->request.trial = a->trial->resolved();
-  // A plugin, a Python submission: declared from a contained process, never loaded here.
-  declare_algorithm_files({a->request.algorithm}, contained_describer(a->request.trial.clock));
+  declare_algorithm_files({a->request.algorithm}, contained_describer(a->request.trial.clock));  // never loaded here
   const TunePlan plan = plan_tune(a->request);
   if (plan.space_from_submission) std::fprintf(stderr, "pacer: searching %s (the submission's own search space)\n", plan.space_file.c_str());
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
