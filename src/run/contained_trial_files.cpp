@@ -20,7 +20,8 @@ FileRestrictions contained_trial_files(const std::string& out_dir, const std::st
   for (const char* variable : {"TMPDIR", "PACER_INPUT_ERROR_MARK", "PACER_CONTAINED_RUN"}) {
     if (const char* path = std::getenv(variable); path && *path) files.writable.push_back(path);
   }
-  for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/shm"}) files.writable.push_back(device);
+  // Not /dev/shm: other programs' shared memory lives there (PostgreSQL's segments among them).
+  for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}) files.writable.push_back(device);
   return files;
 }
 

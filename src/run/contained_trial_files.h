@@ -3,7 +3,8 @@
 // it reads everything but the datasets Pacer knows (their files hold the validation and test
 // splits; the process loaded what its trial needs before the restriction), and writes only
 // beneath the trial's own folder, its scratch folder ($TMPDIR, made for the trial by its worker),
-// the input-error mark (tune/contained_trial.h) and the devices programs write to (/dev/null, ...).
+// the input-error mark (tune/contained_trial.h) and the devices programs write to (/dev/null, ...;
+// not /dev/shm, where other programs' shared memory lives).
 // Never the study store, other runs' folders, Pacer's own files or the datasets.
 //
 //   pacer::restrict_files(pacer::contained_trial_files(trial_options.out_dir, trial_options.spec.data_dir));
