@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/algorithm_declarations.h"
+#include "catalog/plugin_records.h"
 #include "core/error.h"
 #include "algorithms/registry.h"
 #include "support/input_error.h"
@@ -409,6 +411,54 @@ TEST(BoardOutputs, AreWrittenFromWhatTheStoreHoldsAndAStaleStabilityFileIsRemove
   const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, results.markdown());
   fs::remove_all(out);
+}
+
+// What a command takes from a contained process's description of a submission (algorithms/
+// algorithm_declarations.h), without importing it: only the name the file's own name gives, and
+// declarations that hold together; a description that is not one, or names another algorithm, is
+// bad input; once declared, the file is not described again.
+TEST(AlgorithmDeclarations, OnlyTheFilesOwnNameAndValidDeclarationsAreTaken) {
+  char folder_template[] = "/tmp/pacer_declared_XXXXXX";
+  ASSERT_NE(::mkdtemp(folder_template), nullptr);
+  const std::string folder = folder_template, file = folder + "/declared_by_test.py";
+  std::ofstream(file) << "raise SystemExit('never imported here')\n";
+  std::ofstream(folder + "/tuning_search_space.json") << R"({"learning_rate": {"min": 0.001, "max": 0.1}})";
+  const auto description = [](const std::string& name, const std::string& hyperparameter_min) {
+    return R"({"files": [{"value": "x", "algorithms": [{"name": ")" + name + R"(", "description": "d", "plugin": null,
+      "hyperparameters": [{"name": "learning_rate", "default": null, "min": )" + hyperparameter_min + R"(, "max": null,
+      "min_excluded": false, "max_excluded": false, "description": "from the space"}]}]}]})";
+  };
+  const auto refused = [&](const std::string& text) {
+    try {
+      pacer::declare_algorithm_files({file}, [&](const std::vector<std::string>&) { return text; });
+    } catch (const pacer::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(refused("not json").find("wrote no valid description"), std::string::npos);
+  EXPECT_NE(refused(std::string(100, '[')).find("wrote no valid description"), std::string::npos);
+  EXPECT_NE(refused(description("sgd", "null")).find("not 'declared_by_test.py'"), std::string::npos);
+  EXPECT_NE(refused(R"({"files": [{"algorithms": [{"name": 3}]}]})").find("malformed"), std::string::npos);
+  int described = 0;
+  pacer::declare_algorithm_files({file}, [&](const std::vector<std::string>& files) {
+    ++described;
+    EXPECT_EQ(files, std::vector<std::string>{file});
+    return description("declared_by_test.py", "null");
+  });
+  const pacer::AlgorithmInfo info = pacer::algorithm_info("declared_by_test.py");
+  ASSERT_EQ(info.hyperparameters.size(), 1u);
+  EXPECT_EQ(info.hyperparameters[0].name, "learning_rate");
+  const pacer::LoadedPlugin* record = pacer::plugin_of("declared_by_test.py");
+  ASSERT_NE(record, nullptr);
+  EXPECT_TRUE(record->python);
+  EXPECT_EQ(record->search_space, folder + "/tuning_search_space.json");
+  pacer::declare_algorithm_files({file}, [&](const std::vector<std::string>&) {
+    ++described;
+    return std::string();
+  });
+  EXPECT_EQ(described, 1);  // declared once
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace
