@@ -88,12 +88,7 @@ Action add_describe_algorithms_command(CLI::App& app) {
     try {
       text = algorithm_declarations_json(a->files);
     } catch (const InputError& e) {
-      // A process started at import on the cpu clock: say why it was refused.
-      const std::string message = e.what();
-      if (child_processes_refused() && message.find("PermissionError") != std::string::npos) {
-        throw InputError(message + " (" + child_process_refusal_hint() + ")");
-      }
-      throw;
+      throw InputError(with_child_process_hint(e.what()));  // a process started at import: why it was refused
     }
     for (size_t written = 0; written < text.size();) {
       const ssize_t n = ::write(a->out_fd, text.data() + written, text.size() - written);

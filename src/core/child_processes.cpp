@@ -98,6 +98,11 @@ void refuse_tracing() {
   done = true;
 }
 
+std::string with_child_process_hint(const std::string& message) {
+  if (!child_processes_refused() || message.find("PermissionError") == std::string::npos) return message;
+  return message + " (" + child_process_refusal_hint() + ")";
+}
+
 std::string child_process_refusal_hint() {
   return "a trial timed by the cpu clock may start no process, since its work would not be counted: fork, "
          "subprocess and os.system fail with PermissionError; --clock wall allows them";

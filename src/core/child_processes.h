@@ -24,5 +24,8 @@ void refuse_tracing();
 
 // The words a failed trial's message gets when its process refuses child processes.
 std::string child_process_refusal_hint();
+// `message` with that hint added when this process refuses child processes and the message is a
+// submission's PermissionError (what a refused fork raises); otherwise `message` as it is.
+std::string with_child_process_hint(const std::string& message);
 
 }  // namespace pacer

@@ -476,10 +476,7 @@ int run_contained_trial(const std::string& store_path, int64_t study_id, int64_t
     } catch (const InputError& e) {
       // The command imported it unrestricted before any trial; what fails here, under the trial's
       // restrictions, is this trial's failure (the study goes on), not bad input.
-      std::string reason = std::string("its import failed in the trial's process: ") + e.what();
-      if (child_processes_refused() && reason.find("PermissionError") != std::string::npos) {
-        reason += " (" + child_process_refusal_hint() + ")";
-      }
+      const std::string reason = with_child_process_hint(std::string("its import failed in the trial's process: ") + e.what());
       ledger.finish(failed_outcome(reason, {}));
       w.log(trial_name(*study, trial) + ": failed [" + reason + "]");
       return 0;

@@ -317,10 +317,7 @@ TrialResult TrialLoop::run() {
   } catch (const SubmissionError& e) {
     result_.status = TrialStatus::failed;
     stop_ = StopReason::error;
-    result_.message = e.what();
-    if (child_processes_refused() && result_.message.find("PermissionError") != std::string::npos) {
-      result_.message += " (" + child_process_refusal_hint() + ")";
-    }
+    result_.message = with_child_process_hint(e.what());
     result_.submission_error = true;
   } catch (const std::exception& e) {
     result_.status = TrialStatus::failed;
