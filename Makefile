@@ -65,7 +65,7 @@ sanitize:
 check: test fuzz sanitize
 
 bench: build
-	./bench/step_time.sh
+	./bench/speed/step_time.sh
 
 clean:
 	rm -rf $(BUILD)

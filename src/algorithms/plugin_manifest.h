@@ -14,7 +14,7 @@ namespace pacer {
 class TrainingAlgorithm;
 
 // Raised whenever the manifest or an interface a plugin implements changes: the test suite's ABI
-// check (CTest SdkAbi) fails on such a change until `tools/check_sdk_abi.py LIB --update` records
+// check (CTest SdkAbi) fails on such a change until `tools/checks/check_sdk_abi.py LIB --update` records
 // it, and that raises this number. The public types' sizes are also checked at a plugin's load
 // (layout_fingerprint, algorithms/sdk_layout.h).
 // 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics. 4: the manifest gained

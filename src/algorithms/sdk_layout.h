@@ -51,7 +51,7 @@ constexpr uint64_t layout_of() {
 // Every type of the SDK's headers that crosses the boundary (by value, by reference or as a base).
 // One list for the two checks: the fingerprint below (sizes and alignments, at a plugin's load)
 // and the ABI check of the test suite (fields, their offsets and types, virtual functions and
-// their vtable slots: tests/abi/sdk_surface.cpp, tools/check_sdk_abi.py).
+// their vtable slots: tests/abi/sdk_surface.cpp, tools/checks/check_sdk_abi.py).
 #define PACER_SDK_BOUNDARY_TYPES                                                                                  \
   PluginManifest, PluginAlgorithm, TrainingAlgorithm, UpdateResult, RunnerState, StepContext, GradientComputer,   \
       LossSettings, Batch, Hyperparameters, HyperparameterSpec, Metrics, EvalRecord, WorkloadSpec, WorkloadContext, \

@@ -9,7 +9,7 @@ namespace pacer {
 class FashionMnistWorkload : public InMemoryWorkload {
  public:
   // eval_batch_size: examples per forward pass in evals; the fastest size depends on the network
-  // (bench/eval_batch_size.py measures it).
+  // (bench/speed/eval_batch_size.py measures it).
   FashionMnistWorkload(WorkloadSpec spec, NetworkFactory factory, int64_t eval_batch_size = kEvalBatchSize);
 
   void load(const WorkloadContext& context) override;
@@ -18,7 +18,7 @@ class FashionMnistWorkload : public InMemoryWorkload {
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
   static constexpr int64_t kTrainEvalExamples = 10000;
-  // fmnist_cnn's three-split eval, 2 threads: 6.2 s at 500, 5.8 s at 1000, 6.2 s at 1500 (bench/eval_speed.sh).
+  // fmnist_cnn's three-split eval, 2 threads: 6.2 s at 500, 5.8 s at 1000, 6.2 s at 1500 (bench/speed/eval_speed.sh).
   static constexpr int64_t kEvalBatchSize = 1000;
 
  private:

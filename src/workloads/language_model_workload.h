@@ -18,7 +18,7 @@ class FortunesLanguageModelWorkload : public InMemoryWorkload {
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
   static constexpr int64_t kTrainEvalExamples = 500;
-  static constexpr int64_t kEvalBatchSize = 32;  // fastest per window on CPU (bench/eval_batch_size.py)
+  static constexpr int64_t kEvalBatchSize = 32;  // fastest per window on CPU (bench/speed/eval_batch_size.py)
 
  private:
   int64_t context_;

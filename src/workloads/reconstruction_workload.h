@@ -23,7 +23,7 @@ class PACER_API FashionMnistReconstructionWorkload : public InMemoryWorkload {
   Metrics evaluate(Network& network, EvalSplit split) const override;
 
   static constexpr int64_t kEvalExamples = 2000;
-  static constexpr int64_t kEvalBatchSize = 64;  // fastest per image on CPU (bench/eval_batch_size.py)
+  static constexpr int64_t kEvalBatchSize = 64;  // fastest per image on CPU (bench/speed/eval_batch_size.py)
   static constexpr uint64_t kMaskSeed = 7;
   static KspaceMaskOptions mask_options() { return {0.08, 4}; }
 };

@@ -83,7 +83,7 @@ ConfigurableFactory image_classifier(Options options, int64_t eval_batch_size = 
                                                   eval_batch_size);
   };
 }
-// Eval batch sizes of the ResNet and ViT: measured fastest per image on CPU (bench/eval_batch_size.py).
+// Eval batch sizes of the ResNet and ViT: measured fastest per image on CPU (bench/speed/eval_batch_size.py).
 constexpr int64_t kResNetEvalBatch = 64, kVitEvalBatch = 64;
 
 ConfigurableFactory reconstruction(UNetOptions options) {

@@ -1,4 +1,4 @@
-// The SDK's boundary for the ABI check (tools/check_sdk_abi.py, CTest SdkAbi): an exported function
+// The SDK's boundary for the ABI check (tools/checks/check_sdk_abi.py, CTest SdkAbi): an exported function
 // whose parameters reach every type a plugin shares with pacer (PACER_SDK_BOUNDARY_TYPES), compiled
 // with full debug information of every class, so that libabigail's abidw describes their fields,
 // offsets and types, and their virtual functions' vtable slots.

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Re-run the best trial of every (series, batch size) of a `pacer scale` study with fresh seeds.
+
+A study's steps-to-result is the minimum over its trials, so one lucky seed can decide a
+comparison. This takes the best metaparameters from OUT/scaling.json, trains them again with
+--seeds seeds each, evaluating every --eval-every steps (finer than the study's evals), and
+reports the steps to the goal per seed and their median, so that two series (e.g. momentum+mean
+and momentum+adasum) are compared on equal, replicated footing.
+
+  tools/analysis/replicate_best.py runs/adasum_vs_mean --virtual-workers 8 --seeds 5 --eval-every 5 \
+      --max-steps 400 --out runs/adasum_vs_mean/replicated
+
+Series names follow `pacer scale`: ALGORITHM[+COMBINE[-delta]]. Writes OUT/replicated.json and a
+Markdown table on standard output.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+
+def series_options(name):
+    """pacer run options of a series name such as momentum+adasum-delta."""
+    if "+" not in name:
+        return name, []
+    algorithm, combine = name.split("+", 1)
+    if combine.endswith("-delta"):
+        return algorithm, ["--combine", combine[: -len("-delta")], "--adasum-mode", "delta"]
+    return algorithm, ["--combine", combine]
+
+
+def first_step_better(rows, metric, goal, higher):
+    for row in rows:
+        value = float(row[metric])
+        if (value > goal) if higher else (value < goal):
+            return int(row["global_step"])
+    return None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("study_dir", help="folder written by pacer scale --out (has scaling.json)")
+    p.add_argument("--pacer", default="build/pacer")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--eval-every", type=int, default=5)
+    p.add_argument("--max-steps", type=int, default=400)
+    p.add_argument("--virtual-workers", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", help="default: STUDY_DIR/replicated")
+    a = p.parse_args()
+    try:
+        report = json.load(open(os.path.join(a.study_dir, "scaling.json")))
+    except (OSError, ValueError) as e:
+        sys.exit(f"replicate_best.py: {a.study_dir}/scaling.json: {e}")
+    out = a.out or os.path.join(a.study_dir, "replicated")
+    goal = report["goal"]
+    metric, value, higher = goal["metric"], goal["value"], goal["higher_is_better"]
+    results = []
+    for series in report["series"]:
+        algorithm, extra = series_options(series["name"])
+        if a.virtual_workers > 1 and extra:
+            extra += ["--virtual-workers", str(a.virtual_workers)]
+        for row in series["batch_sizes"]:
+            hp = row["best_hyperparameters"]
+            if not hp:
+                continue
+            steps = []
+            for seed in range(1, a.seeds + 1):
+                folder = os.path.join(out, f"{series['name']}@b{row['batch_size']}", f"seed_{seed}")
+                cmd = [a.pacer, "run", "-w", report["workload"], "-a", algorithm, "--seed", str(seed),
+                       "--batch-size", str(row["batch_size"]), "--max-steps", str(a.max_steps),
+                       "--eval-every", str(a.eval_every), "--ignore-targets", "--threads", str(a.threads), "-q",
+                       "--budget", "1e9",  # steps decide, as in the study: no time budget
+                       "--out", folder] + extra
+                for k, v in hp.items():
+                    cmd += ["--set", f"{k}={v!r}"]
+                done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if done.returncode != 0:
+                    sys.exit(f"replicate_best.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
+                with open(os.path.join(folder, "eval_measurements.csv")) as f:
+                    steps.append(first_step_better(list(csv.DictReader(f)), metric, value, higher))
+                print(f"{series['name']} b{row['batch_size']} seed {seed}: {steps[-1]}", file=sys.stderr)
+            reached = sorted(s for s in steps if s is not None)
+            results.append({
+                "series": series["name"], "batch_size": row["batch_size"], "hyperparameters": hp,
+                "study_steps_to_result": row["steps_to_result"], "steps_per_seed": steps,
+                "reached": len(reached), "median": statistics.median(reached) if len(reached) == len(steps) else None,
+                "min": reached[0] if reached else None, "max": reached[-1] if reached else None,
+            })
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "replicated.json"), "w") as f:
+        json.dump({"goal": goal, "seeds": a.seeds, "eval_every": a.eval_every, "max_steps": a.max_steps,
+                   "virtual_workers": a.virtual_workers, "results": results}, f, indent=2)
+    print(f"| series | batch size | study's steps | steps per seed (eval every {a.eval_every}) | median |")
+    print("| --- | --- | --- | --- | --- |")
+    for r in results:
+        per_seed = ", ".join("never" if s is None else str(s) for s in r["steps_per_seed"])
+        median = "-" if r["median"] is None else f"{r['median']:g}"
+        print(f"| {r['series']} | {r['batch_size']} | {r['study_steps_to_result']} | {per_seed} | {median} |")
+
+
+if __name__ == "__main__":
+    main()
