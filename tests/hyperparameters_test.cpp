@@ -98,8 +98,9 @@ TEST(Hyperparameters, NonObjectIsRejected) {
   EXPECT_CONTAINS(input_error_of([] { Hyperparameters::from_json_text("0.1", "scalar.json"); }), "scalar.json");
 }
 
-TEST(Hyperparameters, NonNumberValueNamesTheKey) {
-  for (const char* value : {R"("0.1")", "null", "[0.1]", R"({"x": 1})"}) {
+TEST(Hyperparameters, AValueThatIsNotAScalarNamesTheKey) {
+  // A string is a value (AlgoPerf's points hold them); null, a list and an object are not.
+  for (const char* value : {"null", "[0.1]", R"({"x": 1})"}) {
     SCOPED_TRACE(value);
     const std::string text = std::string(R"({"beta2": 0.99, "learning_rate": )") + value + "}";
     const std::string msg = input_error_of([&] { Hyperparameters::from_json_text(text, "hp.json"); });
@@ -122,19 +123,68 @@ TEST(Hyperparameters, FromJsonFile) {
   fs::remove_all(tmpl);
 }
 
+using pacer::HyperparameterValue;
+
 TEST(Hyperparameters, ParseAssignment) {
-  EXPECT_EQ(Hyperparameters::parse_assignment("learning_rate=0.01"), std::make_pair(std::string("learning_rate"), 0.01));
-  EXPECT_EQ(Hyperparameters::parse_assignment("beta2=1e-3"), std::make_pair(std::string("beta2"), 1e-3));
-  EXPECT_EQ(Hyperparameters::parse_assignment("x=-2"), std::make_pair(std::string("x"), -2.0));
+  using Assignment = std::pair<std::string, HyperparameterValue>;
+  EXPECT_EQ(Hyperparameters::parse_assignment("learning_rate=0.01"), Assignment("learning_rate", 0.01));
+  EXPECT_EQ(Hyperparameters::parse_assignment("beta2=1e-3"), Assignment("beta2", 1e-3));
+  EXPECT_EQ(Hyperparameters::parse_assignment("x=-2"), Assignment("x", -2.0));
+  // As AlgoPerf's spaces hold them: true/false are booleans, anything else not a number is text.
+  EXPECT_EQ(Hyperparameters::parse_assignment("nesterov=true"), Assignment("nesterov", HyperparameterValue::boolean(true)));
+  EXPECT_EQ(Hyperparameters::parse_assignment("grafting_type=ADAM"),
+            Assignment("grafting_type", HyperparameterValue::text("ADAM")));
+  EXPECT_NE(Hyperparameters::parse_assignment("nesterov=true").second, HyperparameterValue(1.0));
 
   for (const char* bad : {"learning_rate", "=0.1", "learning_rate=", "", "="}) {
     SCOPED_TRACE(bad);
     input_error_of([&] { Hyperparameters::parse_assignment(bad); });
   }
-  for (const char* bad : {"learning_rate=abc", "learning_rate=0.1x", "learning_rate=0.1 ", "learning_rate=1=2"}) {
-    SCOPED_TRACE(bad);
-    EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::parse_assignment(bad); }), "learning_rate");
+  // Not a number: text, which an algorithm that takes a number refuses naming the key.
+  const std::vector<HyperparameterSpec> numeric = {{"learning_rate", std::nullopt, 0.0, 10.0, "lr"}};
+  for (const char* typo : {"learning_rate=abc", "learning_rate=0.1x", "learning_rate=0.1 ", "learning_rate=1=2"}) {
+    SCOPED_TRACE(typo);
+    Hyperparameters given;
+    auto [name, value] = Hyperparameters::parse_assignment(typo);
+    EXPECT_TRUE(value.is_text());
+    given.set(name, value);
+    EXPECT_CONTAINS(input_error_of([&] { pacer::resolve_hyperparameters(numeric, given, "algo"); }),
+                    "hyperparameter 'learning_rate' = \"");
   }
+}
+
+TEST(Hyperparameters, StringsAndBooleansAreKeptAsGivenAndNumbersStayNumbers) {
+  const auto hp = Hyperparameters::from_json_text(
+      R"({"learning_rate": 0.1, "grafting_type": "ADAM", "nesterov": true, "steps": 3})", "point.json");
+  EXPECT_EQ(hp.value("grafting_type"), HyperparameterValue::text("ADAM"));
+  EXPECT_EQ(hp.value("nesterov"), HyperparameterValue::boolean(true));
+  EXPECT_DOUBLE_EQ(hp.get("learning_rate"), 0.1);
+  EXPECT_DOUBLE_EQ(hp.get("nesterov"), 1.0);  // a boolean read as a number: 0/1
+  EXPECT_CONTAINS(input_error_of([&] { hp.get("grafting_type"); }), "grafting_type");
+  // Written back as read (a number as a double, as before strings were allowed).
+  EXPECT_EQ(hp.to_json(-1), R"({"learning_rate":0.1,"grafting_type":"ADAM","nesterov":true,"steps":3.0})");
+  EXPECT_EQ(Hyperparameters::from_json_text(hp.to_json(-1), "again").to_json(-1), hp.to_json(-1));
+  for (const char* bad : {R"({"x": null})", R"({"x": [1]})", R"({"x": {"a": 1}})"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::from_json_text(bad, "p.json"); }), "'x'");
+  }
+  // Resolving: a spec that takes numbers gets a number (a boolean as 0/1) and refuses text; a
+  // spec that takes any scalar keeps each value as it is.
+  std::vector<HyperparameterSpec> numeric = {{"nesterov", std::nullopt, 0.0, 1.0, ""},
+                                             {"grafting_type", std::nullopt, 0.0, 1.0, ""}};
+  Hyperparameters flags;
+  flags.set("nesterov", HyperparameterValue::boolean(true));
+  flags.set("grafting_type", 0.0);
+  EXPECT_EQ(pacer::resolve_hyperparameters(numeric, flags, "algo").value("nesterov"), HyperparameterValue(1.0));
+  Hyperparameters text;
+  text.set("nesterov", 1.0);
+  text.set("grafting_type", HyperparameterValue::text("ADAM"));
+  EXPECT_CONTAINS(input_error_of([&] { pacer::resolve_hyperparameters(numeric, text, "algo"); }),
+                  "hyperparameter 'grafting_type' = \"ADAM\" is text; algorithm algo takes a number for it");
+  for (auto& spec : numeric) spec.any_scalar = true;
+  const auto kept = pacer::resolve_hyperparameters(numeric, text, "algo");
+  EXPECT_EQ(kept.value("grafting_type"), HyperparameterValue::text("ADAM"));
+  EXPECT_EQ(pacer::resolve_hyperparameters(numeric, flags, "algo").value("nesterov"), HyperparameterValue::boolean(true));
 }
 
 std::vector<HyperparameterSpec> specs() {
@@ -254,7 +304,7 @@ TEST(Registries, EveryBuiltinPresentsItsCatalogEntry) {
   // Two entries keep their own defaults of the common hyperparameters (their submissions').
   const auto default_of = [](const std::string& algorithm, const std::string& name) {
     for (const auto& hp : pacer::algorithm_info(algorithm).hyperparameters)
-      if (hp.name == name) return hp.default_value.value_or(-1.0);
+      if (hp.name == name) return hp.default_value.value_or(-1.0).number();
     return -1.0;
   };
   EXPECT_EQ(default_of("schedule_free_adamw", "label_smoothing"), 0.2);

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -572,6 +573,52 @@ TEST_F(PythonSubmissionTest, TheInputQueueReturnedAsTheBatchReachesUpdateParams)
                  "' --self-tuning --max-steps 5 --eval-every 5 --ignore-targets -q --eval-splits validation");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("steps:               5 in"), std::string::npos) << r.out;
+}
+
+// AlgoPerf's spaces and points hold strings and booleans (Distributed Shampoo's "grafting_type":
+// "ADAM"). They reach the submission as a str and a bool, from --hparams, --set and a study's
+// sampler, and the store, `study show` and `study export` keep them; a built-in takes numbers only.
+TEST_F(PythonSubmissionTest, StringAndBooleanHyperparametersReachTheSubmissionAsGiven) {
+  const std::string submission = data("typed_hyperparameters") + "/";
+  const std::string steps = " --max-steps 3 --eval-every 3 --ignore-targets -q --eval-splits validation";
+  const std::string point = write("point.json", R"({"learning_rate": 0.05, "grafting_type": "ADAM", "nesterov": true})");
+  auto r = pacer("run -w fmnist_mlp -a '" + submission + "' --hparams '" + point + "'" + steps);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  const std::string set = " --set learning_rate=0.05 --set grafting_type=SGD";
+  r = pacer("run -w fmnist_mlp -a '" + submission + "'" + set + " --set nesterov=false" + steps);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // The submission's own check fails where a value arrives as another type: a number for the boolean.
+  r = pacer("run -w fmnist_mlp -a '" + submission + "'" + set + " --set nesterov=1" + steps);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("TypeError: nesterov arrived as 1.0"), std::string::npos) << r.err;
+
+  // A study samples the submission's own space (strings and booleans among its feasible points).
+  const std::string store = dir_ + "/typed.db";
+  r = pacer("tune -w fmnist_mlp -a '" + submission + "' --studies 1 --trials 4 --max-steps 3 --eval-every 3 "
+            "--store '" + store + "' --threads 1 -q");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto exported = pacer("study export '" + store + "' --json");
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const auto sweeps = nlohmann::json::parse(exported.out);
+  std::set<std::string> grafting;
+  int trials = 0;
+  for (const auto& trial : sweeps.at(0).at("studies").at(0).at("trials")) {
+    ++trials;
+    EXPECT_EQ(trial.at("status"), "complete") << trial.dump();
+    EXPECT_TRUE(trial.at("hyperparameters").at("nesterov").is_boolean()) << trial.dump();
+    grafting.insert(trial.at("hyperparameters").at("grafting_type").get<std::string>());
+  }
+  EXPECT_EQ(trials, 4);
+  EXPECT_EQ(grafting, (std::set<std::string>{"SGD", "ADAM"}));
+  auto show = pacer("study show '" + store + "'");
+  EXPECT_NE(show.out.find("grafting_type=\""), std::string::npos) << show.out;
+
+  // A built-in takes numbers: text is refused naming the key, before anything runs.
+  r = pacer("run -w fmnist_mlp -a nadamw --set learning_rate=0.0o1" + steps);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("hyperparameter 'learning_rate' = \"0.0o1\" is text; algorithm nadamw takes a number for it"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(PythonSubmissionTest, DataParallelismIsRefusedWithTheReason) {

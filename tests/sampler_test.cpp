@@ -87,17 +87,17 @@ TEST(SamplerTest, HaltonMapsLogLinearAndDiscreteAsTheReference) {
 
 TEST(SamplerTest, MapUnitValueEdges) {
   SearchDimension log{"lr", SearchDimension::Kind::range, 1e-4, 1e-2, Scaling::log, {}};
-  EXPECT_DOUBLE_EQ(map_unit_value(log, 0.0), 1e-4);
-  EXPECT_NEAR(map_unit_value(log, 0.5), 1e-3, 1e-15);
-  EXPECT_NEAR(map_unit_value(log, 1.0), 1e-2, 1e-15);
+  EXPECT_DOUBLE_EQ(map_unit_value(log, 0.0).number(), 1e-4);
+  EXPECT_NEAR(map_unit_value(log, 0.5).number(), 1e-3, 1e-15);
+  EXPECT_NEAR(map_unit_value(log, 1.0).number(), 1e-2, 1e-15);
   SearchDimension linear{"b", SearchDimension::Kind::range, 0.2, 0.6, Scaling::linear, {}};
-  EXPECT_DOUBLE_EQ(map_unit_value(linear, 0.25), 0.3);
+  EXPECT_DOUBLE_EQ(map_unit_value(linear, 0.25).number(), 0.3);
   SearchDimension discrete{"ls", SearchDimension::Kind::discrete, 0, 0, Scaling::linear, {0.1, 0.2, 0.3}};
-  EXPECT_EQ(map_unit_value(discrete, 0.0), 0.1);
-  EXPECT_EQ(map_unit_value(discrete, 0.3333), 0.1);
-  EXPECT_EQ(map_unit_value(discrete, 0.34), 0.2);
-  EXPECT_EQ(map_unit_value(discrete, 0.9999999), 0.3);
-  EXPECT_EQ(map_unit_value(discrete, 1.0), 0.3);  // clamped, never past the end
+  EXPECT_EQ(map_unit_value(discrete, 0.0).number(), 0.1);
+  EXPECT_EQ(map_unit_value(discrete, 0.3333).number(), 0.1);
+  EXPECT_EQ(map_unit_value(discrete, 0.34).number(), 0.2);
+  EXPECT_EQ(map_unit_value(discrete, 0.9999999).number(), 0.3);
+  EXPECT_EQ(map_unit_value(discrete, 1.0).number(), 0.3);  // clamped, never past the end
 }
 
 const char* kSpace = R"({"learning_rate": {"min": 1e-3, "max": 1.0, "scaling": "log"},

@@ -76,7 +76,7 @@ TEST(Scientific, HyperparameterIsFixedInPlaceInEachSweepsSpace) {
   ASSERT_EQ(dims.size(), 2u);
   EXPECT_EQ(dims[1].name, "weight_decay");  // same position: the other dimensions keep their coordinates
   EXPECT_EQ(dims[1].kind, SearchDimension::Kind::discrete);
-  EXPECT_EQ(dims[1].feasible_points, std::vector<double>{0.1});
+  EXPECT_EQ(dims[1].feasible_points, std::vector<pacer::HyperparameterValue>{0.1});
   EXPECT_EQ(dims[0].name, "learning_rate");
   EXPECT_TRUE(sweeps[0].trial.workload_options.empty());
 }

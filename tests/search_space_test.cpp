@@ -6,10 +6,12 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <set>
 
 #include "algorithms/registry.h"
 #include "algorithms/training_algorithm.h"
 #include "core/error.h"
+#include "tune/sampler.h"
 #include "tune/search_space.h"
 
 namespace pacer {
@@ -40,7 +42,8 @@ TEST(SearchSpaceTest, ReadsRangesAndFeasiblePointsInJsonOrder) {
   EXPECT_EQ(space.dimensions[0].scaling, Scaling::log);
   EXPECT_EQ(space.dimensions[1].scaling, Scaling::linear);
   EXPECT_EQ(space.dimensions[2].kind, SearchDimension::Kind::discrete);
-  EXPECT_EQ(space.dimensions[3].feasible_points, (std::vector<double>{1.0, 0.0}));
+  EXPECT_EQ(space.dimensions[3].feasible_points,
+            (std::vector<HyperparameterValue>{HyperparameterValue::boolean(true), HyperparameterValue::boolean(false)}));
   const auto again = SearchSpace::from_json_text(space.to_json(), "again");
   EXPECT_EQ(again.to_json(), space.to_json());
   EXPECT_EQ(again.names(), space.names());
@@ -83,7 +86,7 @@ TEST(SearchSpaceTest, MalformedSpacesNameTheFileAndTheKey) {
       {R"({"lr": {"min": -1, "max": 0.1, "scaling": "log"}})", "'lr': log scaling needs min > 0 (got -1)"},
       {R"({"lr": {"feasible_points": []}})", "'lr': feasible_points is empty"},
       {R"({"lr": {"feasible_points": 3}})", "'lr': feasible_points must be a list"},
-      {R"({"lr": {"feasible_points": ["x"]}})", "'lr': feasible_points[0] must be a number"},
+      {R"({"lr": {"feasible_points": [[1]]}})", "'lr': feasible_points[0] must be a number, a boolean or a string"},
       {R"({"lr": {"min": 0.1, "max": 0.2, "scaling": "cubic"}})", "'lr': unknown scaling cubic"},
       {R"({"lr": {"min": 0.1, "max": 0.2}})", "'lr': a range needs \"scaling\""},
       {R"({"lr": {"min": 0.1, "scaling": "log"}})", "'lr': a range needs both"},
@@ -92,7 +95,7 @@ TEST(SearchSpaceTest, MalformedSpacesNameTheFileAndTheKey) {
       {R"({"lr": 0.1})", "'lr': expected"},
       {R"({})", "the search space is empty"},
       {R"([])", "the list of points is empty"},
-      {R"([{"lr": "fast"}])", "point 0: 'lr' must be a number"},
+      {R"([{"lr": null}])", "point 0: 'lr' must be a number, a boolean or a string"},
       {R"("lr")", "a search space is an object"},
       {R"({"lr": {"min": 0.1,)", "malformed JSON"},
       {R"({"lr": {"min": 0.1,)", "line 1, column"},  // the parser's position
@@ -131,6 +134,40 @@ TEST(SearchSpaceTest, ValidationAgainstTheAlgorithmNamesTheKey) {
   EXPECT_EQ(validate(R"({"rho": {"feasible_points": [0.05]}})", no_default), "(no InputError)");
   EXPECT_NE(validate(R"([{"rho": 0.05}, {"learning_rate": 0.01}])", no_default).find("point 1: 'rho'"),
             std::string::npos);
+  // Text where the algorithm takes a number (a boolean reads as 0/1 and is range-checked as such).
+  EXPECT_NE(validate(R"({"learning_rate": {"feasible_points": ["fast"]}})", specs)
+                .find("'learning_rate': feasible point \"fast\" is text; nadamw takes a number for it"),
+            std::string::npos);
+  EXPECT_NE(validate(R"([{"learning_rate": "fast"}])", specs).find("point 0 value \"fast\" is text"), std::string::npos);
+  EXPECT_EQ(validate(R"({"label_smoothing": {"feasible_points": [false]}})", specs), "(no InputError)");
+}
+
+// AlgoPerf's spaces hold strings and booleans among their feasible points (Distributed Shampoo's
+// "grafting_type": ["ADAM"]): a declaration that takes any scalar accepts them, the samplers draw
+// them as they are, and the space's JSON keeps them.
+TEST(SearchSpaceTest, StringAndBooleanFeasiblePointsAreSampledAsTheyAre) {
+  const auto space = SearchSpace::from_json_text(
+      R"({"learning_rate": {"min": 0.01, "max": 0.1, "scaling": "log"},
+          "grafting_type": {"feasible_points": ["SGD", "ADAM"]}, "nesterov": {"feasible_points": [true]}})",
+      "s.json");
+  std::vector<HyperparameterSpec> any = {{"learning_rate", std::nullopt, 0.0, 1.0, ""},
+                                         {"grafting_type", std::nullopt, 0.0, 1.0, ""},
+                                         {"nesterov", std::nullopt, 0.0, 1.0, ""}};
+  for (auto& s : any) s.any_scalar = true;
+  EXPECT_EQ(error_of([&] { validate_search_space(space, any, "submission", "s.json"); }), "(no InputError)");
+  EXPECT_EQ(SearchSpace::from_json_text(space.to_json(), "again").to_json(), space.to_json());
+  EXPECT_NE(space.to_json().find(R"("feasible_points":["SGD","ADAM"])"), std::string::npos) << space.to_json();
+  for (const char* name : {"halton", "random", "grid"}) {
+    SCOPED_TRACE(name);
+    const auto points = make_sampler(name, {})->sample(space, 0, std::string(name) == "grid" ? 6 : 8);
+    std::set<std::string> drawn;
+    for (const auto& p : points) {
+      drawn.insert(p.value("grafting_type").text_value());
+      EXPECT_EQ(p.value("nesterov"), HyperparameterValue::boolean(true));
+      EXPECT_FALSE(p.value("learning_rate").is_text());
+    }
+    EXPECT_EQ(drawn, (std::set<std::string>{"SGD", "ADAM"}));
+  }
 }
 
 TEST(SearchSpaceTest, EveryShippedSpaceFitsItsAlgorithm) {

@@ -11,6 +11,7 @@
 #include "catalog/algorithm_infos.h"
 #include "catalog/plugin_records.h"
 #include "core/error.h"
+#include "core/hyperparameter_json.h"
 #include "core/json_input.h"
 #include "core/hyperparameters.h"
 
@@ -63,7 +64,8 @@ AlgorithmInfo info_from(const Json& j, const std::string& origin) {
   for (const auto& h : j.at("hyperparameters")) {
     HyperparameterSpec spec;
     spec.name = h.at("name").get<std::string>();
-    if (!h.at("default").is_null()) spec.default_value = h.at("default").get<double>();
+    if (!h.at("default").is_null()) spec.default_value = value_from_json(h.at("default"), origin + ": default");
+    spec.any_scalar = h.value("any_scalar", false);
     spec.min = bound(h.at("min"), -std::numeric_limits<double>::infinity());
     spec.max = bound(h.at("max"), std::numeric_limits<double>::infinity());
     spec.min_excluded = h.at("min_excluded").get<bool>();

@@ -20,8 +20,9 @@ class TrainingAlgorithm;
 // 2: UpdateResult gained grad_norm. 3: UpdateResult gained metrics. 4: the manifest gained
 // layout_fingerprint. 5: the per-tensor path (TensorRule, TensorwiseAlgorithm) joined the SDK.
 // 6: flat recipes, make_schedule. 7: BaselineAlgorithm folded into TensorwiseAlgorithm; recipes
-// gained transforms (weight decay) and a gradient point (SAM).
-constexpr int kSdkAbiVersion = 7;
+// gained transforms (weight decay) and a gradient point (SAM). 8: hyperparameter values may be
+// booleans and strings (HyperparameterValue; HyperparameterSpec gained any_scalar).
+constexpr int kSdkAbiVersion = 8;
 
 struct PACER_API PluginAlgorithm {
   const char* name;

@@ -24,6 +24,7 @@ Json series_json(const CurveSeries& s) {
 std::string hparams_text(const TrialData& t) {
   std::string out;
   for (const auto& [name, value] : t.hparams) out += (out.empty() ? "" : ", ") + name + "=" + format_4g(value);
+  for (const auto& [name, value] : t.text_hparams) out += (out.empty() ? "" : ", ") + name + "=" + value;
   return out;
 }
 
@@ -250,6 +251,7 @@ std::string study_analysis_json(const StudyAnalysis& a) {
   for (const auto& t : d.trials) {
     Json hp = Json::object();
     for (const auto& [name, value] : t.hparams) hp[name] = value;
+    for (const auto& [name, value] : t.text_hparams) hp[name] = Json::parse(value);
     trials.push_back({{"study", t.study}, {"trial", t.record.index}, {"status", to_string(t.record.status)}, {"feasible", t.feasible()},
                       {"objective", optional_json(t.objective)}, {"hyperparameters", hp}, {"evals", t.evals.size()}});
   }

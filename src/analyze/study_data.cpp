@@ -38,17 +38,17 @@ std::string sweep_list(const std::vector<StudyRecord>& all) {
   return out.empty() ? "none" : out;
 }
 
-// Numbers of a JSON object, in order; booleans read as 0/1, anything else is left out.
-std::vector<std::pair<std::string, double>> numbers_of(const std::string& text) {
-  std::vector<std::pair<std::string, double>> out;
+// A trial's point: numbers in order (booleans read as 0/1), and its strings as JSON writes them;
+// anything else is left out.
+void read_point(const std::string& text, TrialData& t) {
   check_json_input(text, "study store");
   const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (!j.is_object()) return out;
+  if (!j.is_object()) return;
   for (const auto& [key, value] : j.items()) {
-    if (value.is_number()) out.emplace_back(key, value.get<double>());
-    else if (value.is_boolean()) out.emplace_back(key, value.get<bool>() ? 1.0 : 0.0);
+    if (value.is_number()) t.hparams.emplace_back(key, value.get<double>());
+    else if (value.is_boolean()) t.hparams.emplace_back(key, value.get<bool>() ? 1.0 : 0.0);
+    else if (value.is_string()) t.text_hparams.emplace_back(key, value.dump());
   }
-  return out;
 }
 
 }  // namespace
@@ -137,7 +137,7 @@ TrialData load_trial_data(const StudyStore& store, const StudyRecord& study, con
   t.study = study.name();
   t.experiment = study.experiment;
   t.scientific_value = parse_experiment_name(study.experiment).scientific_value;
-  if (record.hparams_json) t.hparams = numbers_of(*record.hparams_json);
+  if (record.hparams_json) read_point(*record.hparams_json, t);
   t.evals = store.evals(record.id);
   std::stable_sort(t.evals.begin(), t.evals.end(), [](const EvalRecord& a, const EvalRecord& b) { return a.step < b.step; });
   if (is_terminal(record.status)) t.objective = trial_objective(record.status, t.evals, objective_metric, higher_is_better);

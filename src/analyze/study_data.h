@@ -29,7 +29,10 @@ struct TrialData {
   std::string scientific_value;      // "tanh" for the latter; empty without a scientific hyperparameter
   TrialRecord record;                // as the store returns it: index, status (ended), outcome
   std::optional<double> objective;   // set iff feasible
-  std::vector<std::pair<std::string, double>> hparams;  // in the trial's JSON order
+  std::vector<std::pair<std::string, double>> hparams;  // in the trial's JSON order (booleans as 0/1)
+  // Its strings (AlgoPerf's "grafting_type": "ADAM"), as JSON writes them: shown with the trial,
+  // not ranked (the analyses rank numbers).
+  std::vector<std::pair<std::string, std::string>> text_hparams;
   std::vector<EvalRecord> evals;     // by step
 
   bool feasible() const { return objective.has_value(); }

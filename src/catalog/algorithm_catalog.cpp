@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "catalog/plugin_records.h"
+#include "core/hyperparameter_json.h"
 
 namespace pacer {
 namespace {
@@ -21,7 +22,9 @@ std::string algorithm_catalog_text(const std::vector<AlgorithmInfo>& infos) {
       << info.description << (plugin ? " [plugin " + plugin->path + "]" : "") << "\n";
     for (const auto& hp : info.hyperparameters) {
       s << "      " << hp.name << " = ";
-      if (hp.default_value) s << *hp.default_value; else s << "(required)";
+      if (!hp.default_value) s << "(required)";
+      else if (hp.default_value->kind() == HyperparameterValue::Kind::number) s << hp.default_value->number();
+      else s << hp.default_value->json();
       s << "  in " << hp.range_text() << "  " << hp.description << "\n";
     }
   }
@@ -37,12 +40,13 @@ nlohmann::ordered_json algorithm_catalog_json(const std::vector<AlgorithmInfo>& 
     auto hps = nlohmann::ordered_json::array();
     for (const auto& hp : info.hyperparameters) {
       hps.push_back({{"name", hp.name},
-                     {"default", hp.default_value ? nlohmann::ordered_json(*hp.default_value) : nlohmann::ordered_json()},
+                     {"default", hp.default_value ? value_json(*hp.default_value) : nlohmann::ordered_json()},
                      {"min", finite_or_null(hp.min)},
                      {"max", finite_or_null(hp.max)},
                      {"min_excluded", hp.min_excluded},
                      {"max_excluded", hp.max_excluded},
                      {"description", hp.description}});
+      if (hp.any_scalar) hps.back()["any_scalar"] = true;  // only then: the built-ins' entries stay as they were
     }
     j["hyperparameters"] = hps;
     out.push_back(j);

@@ -1,4 +1,5 @@
 #include "core/hyperparameters.h"
+#include "core/hyperparameter_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,55 @@
 #include "core/json_input.h"
 
 namespace pacer {
+
+HyperparameterValue HyperparameterValue::boolean(bool value) {
+  HyperparameterValue v(value ? 1.0 : 0.0);
+  v.kind_ = Kind::boolean;
+  return v;
+}
+
+HyperparameterValue HyperparameterValue::text(std::string value) {
+  HyperparameterValue v;
+  v.kind_ = Kind::text;
+  v.text_ = std::move(value);
+  return v;
+}
+
+HyperparameterValue HyperparameterValue::parse(const std::string& text) {
+  if (text == "true" || text == "false") return boolean(text == "true");
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end != text.c_str() && *end == '\0') return HyperparameterValue(number);
+  return HyperparameterValue::text(text);
+}
+
+double HyperparameterValue::number() const {
+  if (kind_ == Kind::text) throw Error("the hyperparameter value " + json() + " is text, not a number");
+  return number_;
+}
+
+std::string HyperparameterValue::json() const { return value_json(*this).dump(); }
+
+nlohmann::ordered_json value_json(const HyperparameterValue& value) {
+  switch (value.kind()) {
+    case HyperparameterValue::Kind::boolean: return value.number() != 0.0;
+    case HyperparameterValue::Kind::text: return value.text_value();
+    case HyperparameterValue::Kind::number: break;
+  }
+  return value.number();
+}
+
+HyperparameterValue value_from_json(const nlohmann::ordered_json& json, const std::string& where) {
+  if (json.is_boolean()) return HyperparameterValue::boolean(json.get<bool>());
+  if (json.is_number()) return HyperparameterValue(json.get<double>());
+  if (json.is_string()) return HyperparameterValue::text(json.get<std::string>());
+  throw InputError(where + " must be a number, a boolean or a string, got " + json.dump());
+}
+
+bool operator==(const HyperparameterValue& a, const HyperparameterValue& b) {
+  if (a.kind() != b.kind()) return false;
+  return a.is_text() ? a.text_value() == b.text_value() : a.number() == b.number();
+}
 
 Hyperparameters Hyperparameters::from_json_file(const std::string& path, std::vector<std::string>* warnings) {
   return from_json_text(read_text_file(path), path, warnings);
@@ -39,30 +89,17 @@ Hyperparameters Hyperparameters::from_json_text(const std::string& text, const s
   if (!doc.is_object()) throw InputError(origin + ": expected a JSON object of hyperparameters");
   Hyperparameters hp;
   for (const auto& [key, value] : doc.items()) {
-    if (value.is_boolean()) {
-      hp.set(key, value.get<bool>() ? 1.0 : 0.0);
-    } else if (value.is_number()) {
-      hp.set(key, value.get<double>());
-    } else {
-      throw InputError(origin + ": hyperparameter '" + key + "' must be a number, got " + value.dump());
-    }
+    hp.set(key, value_from_json(value, origin + ": hyperparameter '" + key + "'"));
   }
   return hp;
 }
 
-std::pair<std::string, double> Hyperparameters::parse_assignment(const std::string& assignment) {
+std::pair<std::string, HyperparameterValue> Hyperparameters::parse_assignment(const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size()) {
     throw InputError("--set '" + assignment + "': expected name=value");
   }
-  std::string name = assignment.substr(0, eq);
-  std::string text = assignment.substr(eq + 1);
-  char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') {
-    throw InputError("--set " + name + ": '" + text + "' is not a number");
-  }
-  return {name, value};
+  return {assignment.substr(0, eq), HyperparameterValue::parse(assignment.substr(eq + 1))};
 }
 
 bool Hyperparameters::contains(const std::string& name) const {
@@ -71,32 +108,42 @@ bool Hyperparameters::contains(const std::string& name) const {
   return false;
 }
 
-double Hyperparameters::get(const std::string& name) const {
+const HyperparameterValue& Hyperparameters::value(const std::string& name) const {
   for (const auto& item : items_)
     if (item.first == name) return item.second;
   throw Error("hyperparameter '" + name + "' is not set");
 }
 
-double Hyperparameters::get_or(const std::string& name, double fallback) const {
-  for (const auto& item : items_)
-    if (item.first == name) return item.second;
-  return fallback;
+double Hyperparameters::get(const std::string& name) const {
+  const HyperparameterValue& v = value(name);
+  if (v.is_text()) throw InputError("hyperparameter '" + name + "' is " + v.json() + ", where a number is needed");
+  return v.number();
 }
 
-void Hyperparameters::set(const std::string& name, double value) {
+double Hyperparameters::get_or(const std::string& name, double fallback) const {
+  return contains(name) ? get(name) : fallback;
+}
+
+void Hyperparameters::set(const std::string& name, HyperparameterValue value) {
   for (auto& item : items_) {
     if (item.first == name) {
-      item.second = value;
+      item.second = std::move(value);
       return;
     }
   }
-  items_.emplace_back(name, value);
+  items_.emplace_back(name, std::move(value));
 }
 
 std::string Hyperparameters::to_json(int indent) const {
   nlohmann::ordered_json doc = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : items_) doc[name] = value;
+  for (const auto& [name, value] : items_) doc[name] = value_json(value);
   return doc.dump(indent);
+}
+
+bool HyperparameterSpec::admits(const HyperparameterValue& value) const {
+  if (value.is_text()) return any_scalar;
+  if (value.kind() == HyperparameterValue::Kind::boolean && any_scalar) return true;
+  return admits(value.number());
 }
 
 bool HyperparameterSpec::admits(double value) const {
@@ -117,7 +164,8 @@ void validate_hyperparameter_specs(const std::vector<HyperparameterSpec>& specs,
     }
     if (h.default_value && !h.admits(*h.default_value)) {
       std::ostringstream value;
-      value << *h.default_value;
+      if (h.default_value->kind() == HyperparameterValue::Kind::number) value << h.default_value->number();
+      else value << h.default_value->json();
       throw InputError(who + ": hyperparameter '" + h.name + "' has the default " + value.str() +
                        ", outside its own range " + h.range_text());
     }
@@ -148,9 +196,13 @@ Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& s
                                              "tuning_search_space.json beside it")
                                : std::string()));
     }
+    if (value.is_text() && !spec->any_scalar) {
+      throw InputError("hyperparameter '" + name + "' = " + value.json() + " is text; algorithm " + algorithm_name +
+                       " takes a number for it");
+    }
     if (!spec->admits(value)) {
       std::ostringstream msg;
-      msg << "hyperparameter '" << name << "' = " << value << " is out of range " << spec->range_text()
+      msg << "hyperparameter '" << name << "' = " << value.number() << " is out of range " << spec->range_text()
           << " for algorithm " << algorithm_name;
       throw InputError(msg.str());
     }
@@ -158,7 +210,9 @@ Hyperparameters resolve_hyperparameters(const std::vector<HyperparameterSpec>& s
   Hyperparameters resolved;
   for (const auto& spec : specs) {
     if (given.contains(spec.name)) {
-      resolved.set(spec.name, given.get(spec.name));
+      // A spec that takes numbers gets one (a boolean as 0/1); any_scalar keeps what was given.
+      const HyperparameterValue& value = given.value(spec.name);
+      resolved.set(spec.name, spec.any_scalar ? value : HyperparameterValue(value.number()));
     } else if (spec.default_value) {
       resolved.set(spec.name, *spec.default_value);
     } else {

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 #include "algorithms/registry.h"
 #include "core/error.h"
@@ -81,11 +82,13 @@ py::object start_python() {
   return glue;
 }
 
-// The hyperparameters a submission declares: the names of its tuning_search_space.json, each with
-// the range its values span (no defaults: external tuning gives every value).
+// The hyperparameters a submission declares: the names of its tuning_search_space.json, each
+// taking any scalar (numbers, booleans, strings), with a default only where the space holds one
+// value (external tuning gives every value).
 std::vector<HyperparameterSpec> declared_hyperparameters(const std::string& path) {
   std::vector<HyperparameterSpec> specs;
   if (path.empty()) return specs;
+  std::set<std::string> seen_values, ambiguous;
   nlohmann::json j;
   try {
     std::ifstream in(path);
@@ -93,31 +96,50 @@ std::vector<HyperparameterSpec> declared_hyperparameters(const std::string& path
   } catch (const std::exception& e) {
     throw InputError(path + ": not valid JSON: " + e.what());
   }
-  auto declare = [&](const std::string& name, double lo, double hi) {
+  // Every value is declared as it comes: a number widens the span, a boolean or a string is
+  // taken as it is (AlgoPerf hands the submission its space's values unchanged).
+  auto declare = [&](const std::string& name, const nlohmann::json& v) {
+    if (!v.is_number() && !v.is_boolean() && !v.is_string()) {
+      throw InputError(path + ": '" + name + "': values must be numbers, booleans or strings (got " + v.dump() + ")");
+    }
     auto it = std::find_if(specs.begin(), specs.end(), [&](const HyperparameterSpec& s) { return s.name == name; });
     if (it == specs.end()) {
-      specs.push_back({name, std::nullopt, lo, hi, "declared by " + path});
-    } else {
-      it->min = std::min(it->min, lo);
-      it->max = std::max(it->max, hi);
+      specs.push_back({name, std::nullopt, std::numeric_limits<double>::infinity(),
+                       -std::numeric_limits<double>::infinity(), "declared by " + path});
+      it = specs.end() - 1;
+      it->any_scalar = true;
     }
-  };
-  auto number = [&](const nlohmann::json& v, const std::string& name) {
-    if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
-    if (!v.is_number()) throw InputError(path + ": '" + name + "': values must be numbers");
-    return v.get<double>();
+    const HyperparameterValue value = v.is_boolean()  ? HyperparameterValue::boolean(v.get<bool>())
+                                      : v.is_string() ? HyperparameterValue::text(v.get<std::string>())
+                                                      : HyperparameterValue(v.get<double>());
+    // The one value of a single feasible point becomes the default; a second value unsets it.
+    if (!seen_values.count(name)) {
+      it->default_value = value;
+    } else if (it->default_value && *it->default_value != value) {
+      it->default_value.reset();
+      ambiguous.insert(name);
+    }
+    seen_values.insert(name);
+    if (v.is_number()) {
+      it->min = std::min(it->min, v.get<double>());
+      it->max = std::max(it->max, v.get<double>());
+    }
   };
   if (j.is_array()) {  // a list of points
     for (const auto& point : j) {
       if (!point.is_object()) throw InputError(path + ": a list of points must hold objects");
-      for (const auto& [name, v] : point.items()) declare(name, number(v, name), number(v, name));
+      for (const auto& [name, v] : point.items()) declare(name, v);
     }
   } else if (j.is_object()) {
     for (const auto& [name, d] : j.items()) {
       if (d.contains("feasible_points") && d["feasible_points"].is_array() && !d["feasible_points"].empty()) {
-        for (const auto& v : d["feasible_points"]) declare(name, number(v, name), number(v, name));
+        for (const auto& v : d["feasible_points"]) declare(name, v);
       } else if (d.contains("min") && d.contains("max")) {
-        declare(name, number(d["min"], name), number(d["max"], name));
+        if (!d["min"].is_number() || !d["max"].is_number()) {
+          throw InputError(path + ": '" + name + "': min and max must be numbers");
+        }
+        declare(name, d["min"]);
+        declare(name, d["max"]);
       } else {
         throw InputError(path + ": '" + name + "' needs min and max, or feasible_points");
       }
@@ -126,7 +148,7 @@ std::vector<HyperparameterSpec> declared_hyperparameters(const std::string& path
     throw InputError(path + ": expected an object of hyperparameters or a list of points");
   }
   for (auto& s : specs) {
-    if (s.min == s.max) s.default_value = s.min;  // one feasible point: nothing to choose
+    if (ambiguous.count(s.name)) s.default_value.reset();
     // Points outside the declared span come from a user's own space: the search space check
     // names them; the run itself takes any finite value.
     s.min = -std::numeric_limits<double>::infinity();

@@ -99,7 +99,12 @@ void PythonSubmission::init_python_objects(const Hyperparameters* hparams, uint6
     model_state_ = py::none();
     py::dict values;
     if (hparams) {
-      for (const auto& [key, value] : hparams->items()) values[py::str(key)] = value;
+      // As AlgoPerf hands them: a float, a bool or a str.
+      for (const auto& [key, value] : hparams->items()) {
+        if (value.is_text()) values[py::str(key)] = py::str(value.text_value());
+        else if (value.kind() == HyperparameterValue::Kind::boolean) values[py::str(key)] = py::bool_(value.number() != 0.0);
+        else values[py::str(key)] = py::float_(value.number());
+      }
     }
     hparams_ = hparams ? glue.attr("make_hyperparameters")(values) : py::none();
     optimizer_state_ = module_->module.attr("init_optimizer_state")(workload_, container_, model_state_, hparams_,

@@ -140,14 +140,14 @@ class GridSampler : public Sampler {
   }
 
  private:
-  std::vector<std::vector<double>> axes(const SearchSpace& space) const {
-    std::vector<std::vector<double>> out;
+  std::vector<std::vector<HyperparameterValue>> axes(const SearchSpace& space) const {
+    std::vector<std::vector<HyperparameterValue>> out;
     for (const auto& dim : space.dimensions) {
       if (dim.kind == SearchDimension::Kind::discrete) {
         out.push_back(dim.feasible_points);
         continue;
       }
-      std::vector<double> values;
+      std::vector<HyperparameterValue> values;
       if (points_ == 1 || dim.min == dim.max) {
         values.push_back(dim.scaling == Scaling::log ? std::sqrt(dim.min * dim.max) : 0.5 * (dim.min + dim.max));
       } else {

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/hyperparameter_json.h"
 #include "core/json_input.h"
 
 namespace pacer {
@@ -29,6 +30,12 @@ double read_number(const ordered_json& value, const std::string& where) {
   return v;
 }
 
+// A feasible point or a list value: any JSON scalar but null (AlgoPerf's spaces hold strings and
+// booleans as they are handed to the submission).
+HyperparameterValue read_value(const ordered_json& value, const std::string& where) {
+  return value.is_number() ? HyperparameterValue(read_number(value, where)) : value_from_json(value, where);
+}
+
 SearchDimension read_dimension(const std::string& name, const ordered_json& entry, const std::string& origin) {
   const std::string key = origin + ": '" + name + "'";
   if (!entry.is_object()) {
@@ -46,7 +53,7 @@ SearchDimension read_dimension(const std::string& name, const ordered_json& entr
     if (points.empty()) throw InputError(key + ": feasible_points is empty");
     dim.kind = SearchDimension::Kind::discrete;
     for (size_t i = 0; i < points.size(); ++i) {
-      dim.feasible_points.push_back(read_number(points[i], key + ": feasible_points[" + std::to_string(i) + "]"));
+      dim.feasible_points.push_back(read_value(points[i], key + ": feasible_points[" + std::to_string(i) + "]"));
     }
     return dim;
   }
@@ -79,7 +86,7 @@ SearchDimension read_dimension(const std::string& name, const ordered_json& entr
 
 }  // namespace
 
-double map_unit_value(const SearchDimension& dim, double x) {
+HyperparameterValue map_unit_value(const SearchDimension& dim, double x) {
   if (dim.kind == SearchDimension::Kind::discrete) {
     const auto n = dim.feasible_points.size();
     const auto index = static_cast<size_t>(std::max(0.0, std::floor(x * static_cast<double>(n))));
@@ -153,7 +160,7 @@ SearchSpace SearchSpace::from_json_text(const std::string& text, const std::stri
       const std::string where = origin + ": point " + std::to_string(i);
       if (!doc[i].is_object() || doc[i].empty()) throw InputError(where + " must be a non-empty object of values");
       Hyperparameters point;
-      for (const auto& [name, value] : doc[i].items()) point.set(name, read_number(value, where + ": '" + name + "'"));
+      for (const auto& [name, value] : doc[i].items()) point.set(name, read_value(value, where + ": '" + name + "'"));
       space.fixed_points.push_back(point);
     }
     return space;
@@ -176,7 +183,8 @@ std::string SearchSpace::to_json() const {
   for (const auto& d : dimensions) {
     ordered_json entry = ordered_json::object();
     if (d.kind == SearchDimension::Kind::discrete) {
-      entry["feasible_points"] = d.feasible_points;
+      entry["feasible_points"] = ordered_json::array();
+      for (const auto& v : d.feasible_points) entry["feasible_points"].push_back(value_json(v));
     } else {
       entry["min"] = d.min;
       entry["max"] = d.max;
@@ -197,9 +205,13 @@ void validate_search_space(const SearchSpace& space, const std::vector<Hyperpara
   };
   std::string declared;
   for (const auto& s : specs) declared += (declared.empty() ? "" : ", ") + s.name;
-  auto check_value = [&](const HyperparameterSpec& spec, double value, const std::string& what) {
+  auto check_value = [&](const HyperparameterSpec& spec, const HyperparameterValue& value, const std::string& what) {
+    if (value.is_text() && !spec.any_scalar) {
+      throw InputError(origin + ": '" + spec.name + "': " + what + " " + value.json() + " is text; " + algorithm +
+                       " takes a number for it");
+    }
     if (!spec.admits(value)) {
-      throw InputError(origin + ": '" + spec.name + "': " + what + " " + number_text(value) + " is outside " +
+      throw InputError(origin + ": '" + spec.name + "': " + what + " " + number_text(value.number()) + " is outside " +
                        spec.range_text() + " declared by " + algorithm);
     }
   };
@@ -215,7 +227,7 @@ void validate_search_space(const SearchSpace& space, const std::vector<Hyperpara
       check_value(spec, d.min, "min");
       check_value(spec, d.max, "max");
     } else {
-      for (double v : d.feasible_points) check_value(spec, v, "feasible point");
+      for (const auto& v : d.feasible_points) check_value(spec, v, "feasible point");
     }
   }
   for (size_t i = 0; i < space.fixed_points.size(); ++i) {

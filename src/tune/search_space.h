@@ -1,7 +1,7 @@
 #pragma once
 // Search spaces in the AlgoPerf reference format, read as-is (torch-free):
 //   {"learning_rate": {"min": 1e-4, "max": 1e-2, "scaling": "log"},
-//    "warmup_factor": {"feasible_points": [0.05]}}
+//    "warmup_factor": {"feasible_points": [0.05]}, "grafting_type": {"feasible_points": ["ADAM"]}}
 // or a list of complete points [{"learning_rate": 0.003, ...}, ...]. Keys keep their JSON order
 // (it fixes which Halton dimension each hyperparameter gets).
 //
@@ -23,12 +23,12 @@ struct SearchDimension {
   Kind kind = Kind::range;
   double min = 0.0, max = 0.0;               // range
   Scaling scaling = Scaling::linear;         // range
-  std::vector<double> feasible_points;       // discrete
+  std::vector<HyperparameterValue> feasible_points;  // discrete: numbers, booleans or strings
 };
 
 // x in [0, 1) -> a value: log: min * exp(x * ln(max / min)); linear: min + x * (max - min);
 // discrete: feasible_points[floor(x * len)] (the last point for x >= 1).
-double map_unit_value(const SearchDimension& dim, double x);
+HyperparameterValue map_unit_value(const SearchDimension& dim, double x);
 
 struct SearchSpace {
   std::vector<SearchDimension> dimensions;   // dict form, in JSON order
@@ -43,8 +43,9 @@ struct SearchSpace {
 
   // InputError naming `origin` and the key: malformed JSON (with the parser's position), an empty
   // dict or list, an entry that is neither a range nor feasible_points, missing min/max, unknown
-  // scaling, min > max, log scaling with min <= 0, empty feasible_points, non-numeric values
-  // (booleans read as 0/1), non-finite values.
+  // scaling, min > max, log scaling with min <= 0, empty feasible_points, non-numeric range ends,
+  // non-finite values. Feasible points and list values may also be booleans and strings (as
+  // AlgoPerf's spaces hold them); only an algorithm that takes any scalar accepts text.
   static SearchSpace from_json_text(const std::string& text, const std::string& origin);
   static SearchSpace from_json_file(const std::string& path);
   // The reference format, keys in order; from_json_text(to_json()) gives the same space.
@@ -53,7 +54,7 @@ struct SearchSpace {
 
 // Checks a space against the algorithm's declarations before any training: every name must be
 // declared, every value (range bounds, feasible points, list values) inside the declared
-// [min, max], and a declared hyperparameter without a default must get values from the space.
+// [min, max] (text only where the declaration takes any scalar), and a declared hyperparameter without a default must get values from the space.
 // InputError naming origin and key.
 void validate_search_space(const SearchSpace& space, const std::vector<HyperparameterSpec>& specs,
                            const std::string& algorithm, const std::string& origin);
