@@ -206,6 +206,20 @@ TEST(ScaleRequestTest, OneSingleStudySweepPerSeriesAndBatchSizeWithTheGoalAndThe
   EXPECT_TRUE(plan.sweeps[2].trial.data_parallel.combine_deltas);
   EXPECT_FALSE(plan.sweeps[0].trial.data_parallel.combine_deltas);  // mean always combines gradients
   EXPECT_EQ(plan.sweeps[0].trial.eval_at_steps, geometric_eval_steps(256, 10));
+  EXPECT_EQ(plan.sweeps[0].trial.data_parallel.virtual_workers, 2);
+  EXPECT_EQ(plan.sweeps[1].trial.data_parallel.virtual_workers, 2);
+
+  // A fixed per-worker batch (the Adasum paper's "examples before communication"): the number of
+  // workers grows with the batch size.
+  r.virtual_workers = 1;
+  r.worker_batch = 8;
+  plan = plan_scale(r, training_set_size);
+  ASSERT_EQ(plan.sweeps.size(), 4u);
+  EXPECT_EQ(*plan.sweeps[0].trial.batch_size, 16);
+  EXPECT_EQ(plan.sweeps[0].trial.data_parallel.virtual_workers, 2);
+  EXPECT_EQ(*plan.sweeps[1].trial.batch_size, 64);
+  EXPECT_EQ(plan.sweeps[1].trial.data_parallel.virtual_workers, 8);
+  EXPECT_NE(plan.headline(r).find("(8 examples per virtual worker)"), std::string::npos) << plan.headline(r);
 }
 
 // Everything a study could only fail on later is refused before anything is written.
@@ -228,6 +242,9 @@ TEST(ScaleRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
       {[](ScaleRequest& r) { r.virtual_workers = 2; }, "--virtual-workers needs --combine"},
       {[](ScaleRequest& r) { r.combines = {"mean"}, r.virtual_workers = 3; }, "--virtual-workers 3: batch size 16"},
       {[](ScaleRequest& r) { r.combines = {"mean"}, r.adasum_mode = "delta"; }, "needs adasum among --combine"},
+      {[](ScaleRequest& r) { r.worker_batch = 8; }, "--worker-batch needs --combine"},
+      {[](ScaleRequest& r) { r.combines = {"mean"}, r.worker_batch = 8, r.virtual_workers = 2; }, "not both"},
+      {[](ScaleRequest& r) { r.combines = {"mean"}, r.worker_batch = 32; }, "--worker-batch 32: batch size 16 is not"},
       {[](ScaleRequest& r) { r.spaces = {"/no/such/space.json"}; }, "/no/such/space.json"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {

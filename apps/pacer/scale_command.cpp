@@ -82,6 +82,9 @@ Action add_scale_command(CLI::App& app, const ScaleTraining* training) {
       ->delimiter(',');
   app.add_option("--virtual-workers", a->request.virtual_workers, "Virtual workers per step for --combine")
       ->check(positive_number())->capture_default_str();
+  app.add_option("--worker-batch", a->request.worker_batch,
+                 "Examples per virtual worker at every batch size (batch / this many workers; instead of --virtual-workers)")
+      ->check(positive_number());
   app.add_option("--adasum-mode", a->request.adasum_mode,
                  "Adasum series: gradient, or delta (local optimizer steps, deltas combined; series +adasum-delta)")
       ->check(CLI::IsMember({"gradient", "delta"}))->capture_default_str();

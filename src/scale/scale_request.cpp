@@ -93,6 +93,7 @@ std::pair<std::vector<std::string>, bool> checked_combiners(const ScaleRequest& 
   for (const auto& c : combines) check_combiner_name(c);
   if (combines.empty()) {
     if (request.virtual_workers > 1) throw InputError("--virtual-workers needs --combine");
+    if (request.worker_batch > 0) throw InputError("--worker-batch needs --combine");
     combines.push_back("");
   }
   const bool deltas = request.adasum_mode == "delta";
@@ -102,6 +103,16 @@ std::pair<std::vector<std::string>, bool> checked_combiners(const ScaleRequest& 
     throw InputError("--adasum-mode delta needs adasum among --combine");
   if (request.virtual_workers < 1) throw InputError("--virtual-workers must be at least 1");
   check_shards(plan.batch_sizes, request.virtual_workers, "--virtual-workers");
+  if (request.worker_batch < 0) throw InputError("--worker-batch must not be negative");
+  if (request.worker_batch > 0) {
+    if (request.virtual_workers > 1) throw InputError("give --worker-batch or --virtual-workers, not both");
+    for (int64_t b : plan.batch_sizes) {
+      if (b % request.worker_batch != 0) {
+        throw InputError("--worker-batch " + std::to_string(request.worker_batch) + ": batch size " + std::to_string(b) +
+                         " is not a whole number of workers' batches");
+      }
+    }
+  }
   return {combines, deltas};
 }
 
@@ -124,7 +135,8 @@ TrialSpec scale_trial(const ScaleRequest& request, const ScalePlan& plan, int64_
   t.noise_scale_shards = request.noise_scale;
   if (!request.all_splits) t.eval_splits = {parse_eval_split(plan.goal.metric.substr(0, plan.goal.metric.find('/')))};
   t.data_parallel.combine = combine;
-  t.data_parallel.virtual_workers = request.virtual_workers;
+  t.data_parallel.virtual_workers =
+      request.worker_batch > 0 ? static_cast<int>(b / request.worker_batch) : request.virtual_workers;
   t.data_parallel.combine_deltas = deltas && combine == "adasum";  // mean and sum always combine gradients
   return t;
 }
@@ -219,8 +231,10 @@ ScalePlan plan_scale(const ScaleRequest& request, const TrainingSetSize& trainin
 std::string ScalePlan::headline(const ScaleRequest& request) const {
   const bool combined = combines.size() > 1 || !combines.front().empty();
   return "pacer scale: " + request.workload + ", " + std::to_string(algorithms.size()) + " algorithm(s) x " +
-         (combined ? std::to_string(combines.size()) + " combiner(s) (" + std::to_string(request.virtual_workers) +
-                         " virtual workers) x "
+         (combined ? std::to_string(combines.size()) + " combiner(s) (" +
+                         (request.worker_batch > 0 ? std::to_string(request.worker_batch) + " examples per virtual worker"
+                                                   : std::to_string(request.virtual_workers) + " virtual workers") +
+                         ") x "
                    : std::string()) +
          std::to_string(batch_sizes.size()) + " batch sizes x " + std::to_string(request.trials) + " trials, " +
          std::to_string(budget) + " steps each at most, goal " + goal.metric + " " +

@@ -42,6 +42,9 @@ struct ScaleRequest {
   int noise_scale = 0;                  // shards of the gradient noise scale probe; 0: none
   std::vector<std::string> combines;    // data-parallel combiners, one series each
   int virtual_workers = 1;
+  // Examples per virtual worker, fixed over the batch sizes (the Adasum paper's "examples before
+  // communication"): batch size b runs b / worker_batch workers. 0: --virtual-workers at every size.
+  int64_t worker_batch = 0;
   std::string adasum_mode = "gradient";  // or "delta"
   uint64_t seed = 0, sampler_seed = 0;
   std::string name_prefix;
