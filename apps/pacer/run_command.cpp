@@ -14,7 +14,6 @@
 #include "training_program.h"
 #include "catalog/workload_specs.h"
 #include "core/error.h"
-#include "tune/ruleset.h"
 
 namespace pacer::cli {
 
@@ -24,7 +23,7 @@ void prepare_run(RunArgs& a, bool warn) {
     std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
                          "--self-tuning it changes nothing\n");
   }
-  r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments, warn);
+  r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments, warn).value_or(Hyperparameters{});
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
   r.trial = a.trial->resolved();
   if (a.overwrite && a.resume && !r.out.empty()) throw InputError("--overwrite and --resume: give one of them");
@@ -36,10 +35,7 @@ double contained_copy_limit_sec(const RunArgs& a) {
   if (a.trial_limit > 0) return a.trial_limit;
   const RunRequest& r = a.request;
   TrialSpec spec = r.trial;
-  if (!spec.budget_multiplier) {
-    const RulesPreset& rules = rules_preset(r.rules.empty() ? default_rules_name() : r.rules);
-    spec.budget_multiplier = r.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0;
-  }
+  spec.budget_multiplier = budget_multiplier_of(r);
   return 4.0 * spec.resolved_time_budget(workload_spec(r.workload)) + 120.0;
 }
 

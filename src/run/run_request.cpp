@@ -95,9 +95,7 @@ RunOutcome run_one_trial(const RunRequest& request) {
   TrialOptions options;
   options.spec = request.trial;
   if (load.cpu_clock) options.spec.clock = ClockKind::cpu;
-  const RulesPreset& rules = rules_preset(request.rules.empty() ? default_rules_name() : request.rules);
-  if (!options.spec.budget_multiplier)
-    options.spec.budget_multiplier = request.self_tuning ? default_budget_multiplier(Ruleset::self, rules) : 1.0;
+  options.spec.budget_multiplier = budget_multiplier_of(request);
   options.local_rank = env.local_rank;
   if (env.world_size > 1) {  // launched as one rank of several
     const bool cuda = resolve_device(options.spec.device, env.local_rank).is_cuda();
@@ -119,7 +117,8 @@ RunOutcome run_one_trial(const RunRequest& request) {
   options.make_algorithm = [algorithm_name] { return create_algorithm(algorithm_name); };
   progress.log("pacer run: " + request.workload + " x " + request.algorithm + ", seed " + std::to_string(request.seed) +
                (request.out.empty() ? "" : ", writing to " + request.out));
-  const std::optional<Hyperparameters> point = request.self_tuning ? std::nullopt : request.point;
+  const std::optional<Hyperparameters> point =
+      request.self_tuning ? std::nullopt : std::optional<Hyperparameters>(request.point);
   RunOutcome outcome{run_trial(*workload, *algorithm, point, options), workload->spec(), env.rank};
   return outcome;
 }

@@ -24,16 +24,20 @@
 #include "catalog/trial_spec.h"
 #include "train/trial_writer.h"
 #include "catalog/workload_spec.h"
+#include "score/rules.h"
+#include "tune/ruleset.h"
 
 namespace pacer {
 
 struct RunRequest {
   std::string workload;   // a registered name (see pacer list)
   std::string algorithm;  // a name, a plugin library (./libx.so[:NAME]) or a Python submission
-  std::optional<Hyperparameters> point;  // none: the algorithm's defaults (self-tuning)
+  // Self-tuning: the algorithm gets no point (its own defaults) and the rules' budget multiplier.
+  // Said here only: the point below is then not used.
   bool self_tuning = false;
-  std::string rules;                         // the preset of self-tuning's multiplier; empty: the current
-  TrialSpec trial;                           // what the trial measures; budget multiplier: 1, or the rules' under self_tuning
+  Hyperparameters point;  // external tuning's point; a name it leaves out takes the algorithm's default
+  std::string rules;      // the preset of self-tuning's multiplier; empty: the current
+  TrialSpec trial;        // what the trial measures; budget multiplier: budget_multiplier_of below
   uint64_t seed = 0;
   std::string out;  // results folder; empty: none written
   ExistingResults existing = ExistingResults::refuse;
@@ -55,6 +59,16 @@ struct RunRequest {
   bool quiet = false;                            // no progress (the other ranks are always quiet)
   const std::atomic<bool>* stop_requested = nullptr;  // set by a Ctrl-C handler: stop after this step
 };
+
+// The trial's budget multiplier: the spec's own when it gives one, else the rules' self-tuning
+// multiplier under self-tuning (x1.5 under v0.6, x3 under v0.5), else 1. Inline: the light pacer
+// sizes a contained copy's time limit with it without linking run/.
+inline double budget_multiplier_of(const RunRequest& request) {
+  if (request.trial.budget_multiplier) return *request.trial.budget_multiplier;
+  if (!request.self_tuning) return 1.0;
+  return default_budget_multiplier(Ruleset::self,
+                                   rules_preset(request.rules.empty() ? default_rules_name() : request.rules));
+}
 
 struct RunOutcome {
   TrialResult result;
