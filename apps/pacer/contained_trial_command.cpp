@@ -39,8 +39,8 @@ Action add_contained_trial_command(CLI::App& app) {
   app.add_option("--label", o.label);
   app.add_option("--out-dir", o.out_dir);
   app.add_flag("--experiment-folders", o.experiment_folders);
-  app.add_option("--checkpoint-every-steps", o.checkpoint_every_steps);
-  app.add_option("--checkpoint-every-sec", o.checkpoint_every_sec);
+  app.add_option("--checkpoint-every-steps", o.checkpoints.every_steps);
+  app.add_option("--checkpoint-every-sec", o.checkpoints.every_sec);
   app.add_flag("--race", o.race);
   app.add_flag("--race-cutoff", o.race_cutoff);
   app.add_flag("--quiet", a->quiet);

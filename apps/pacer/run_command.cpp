@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <tuple>
 
 #include "commands.h"
 #include "contained_run.h"
@@ -28,7 +27,7 @@ void prepare_run(RunArgs& a, bool warn) {
   r.trial = a.trial->resolved();
   if (a.overwrite && a.resume && !r.out.empty()) throw InputError("--overwrite and --resume: give one of them");
   r.existing = a.resume ? ExistingResults::resume : a.overwrite ? ExistingResults::overwrite : ExistingResults::refuse;
-  std::tie(r.checkpoint_every_steps, r.checkpoint_every_sec) = parse_checkpoint_every(a.checkpoint_every);
+  parse_checkpoint_every(a.checkpoint_every, r.checkpoints);
 }
 
 double contained_copy_limit_sec(const RunArgs& a) {
@@ -93,7 +92,7 @@ Action add_run_command(CLI::App& app, int argc, char** argv, int (*train)(RunArg
   app.add_flag("--overwrite", a->overwrite, "Replace the results of an earlier run in --out (else a non-empty --out is refused)");
   app.add_flag("--resume", a->resume,
                "Continue from OUT/checkpoint when there is one: same metrics as an uninterrupted run");
-  app.add_flag("--keep-best", a->request.keep_best,
+  app.add_flag("--keep-best", a->request.checkpoints.keep_best,
                "Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric");
   app.add_flag("-q,--quiet", a->request.quiet, "No progress output");
   app.add_option("--trial-limit", a->trial_limit,

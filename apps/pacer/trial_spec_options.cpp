@@ -132,8 +132,10 @@ std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::s
   return point;
 }
 
-std::pair<int64_t, double> parse_checkpoint_every(const std::string& text) {
-  if (text.empty()) return {0, 0.0};
+void parse_checkpoint_every(const std::string& text, CheckpointPolicy& policy) {
+  policy.every_steps = 0;
+  policy.every_sec = 0.0;
+  if (text.empty()) return;
   size_t used = 0;
   double value = 0.0;
   try {
@@ -147,8 +149,11 @@ std::pair<int64_t, double> parse_checkpoint_every(const std::string& text) {
       (unit.empty() && value != static_cast<double>(static_cast<int64_t>(value)))) {
     throw InputError("--checkpoint-every: '" + text + "' is neither a number of steps (500) nor a time (30s, 5m, 1h)");
   }
-  if (unit.empty()) return {static_cast<int64_t>(value), 0.0};
-  return {0, value * scale};
+  if (unit.empty()) {
+    policy.every_steps = static_cast<int64_t>(value);
+  } else {
+    policy.every_sec = value * scale;
+  }
 }
 
 }  // namespace pacer::cli

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/hyperparameters.h"
+#include "catalog/checkpoint_policy.h"
 #include "catalog/trial_spec.h"
 
 namespace pacer::cli {
@@ -60,8 +61,8 @@ ClockKind parse_clock_option(const std::string& text);
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
                                                   const std::vector<std::string>& assignments, bool warn = true);
 
-// --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Returns
-// (steps, seconds), one of them 0. InputError naming the option otherwise.
-std::pair<int64_t, double> parse_checkpoint_every(const std::string& text);
+// --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Sets the
+// policy's every_steps and every_sec (one of them 0). InputError naming the option otherwise.
+void parse_checkpoint_every(const std::string& text, CheckpointPolicy& policy);
 
 }  // namespace pacer::cli

@@ -2,7 +2,6 @@
 // share a study store; re-running the same command resumes.
 #include <cstdio>
 #include <memory>
-#include <tuple>
 
 #include "commands.h"
 #include "input_guards.h"
@@ -89,8 +88,8 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
   const LocalWorkerArgs& w = *a->workers;
   WorkerOptions options = w.worker_options(nullptr, nullptr);  // --heartbeat against --lease, now
-  std::tie(options.checkpoint_every_steps, options.checkpoint_every_sec) = parse_checkpoint_every(a->checkpoint_every);
-  if ((options.checkpoint_every_steps > 0 || options.checkpoint_every_sec > 0) && a->out.empty()) {
+  parse_checkpoint_every(a->checkpoint_every, options.checkpoints);
+  if (options.checkpoints.periodic() && a->out.empty()) {
     throw InputError("--checkpoint-every needs --out (the checkpoints live in the trial folders)");
   }
   resolve_device(a->trial->spec.device);  // a bad device is an input error now, not in every trial

@@ -107,10 +107,8 @@ RunOutcome run_one_trial(const RunRequest& request) {
   Progress progress(request.quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
   options.seed = request.seed;
   options.out_dir = request.out;
-  options.checkpoint_every_steps = request.checkpoint_every_steps;
-  options.checkpoint_every_sec = request.checkpoint_every_sec;
-  options.resume = request.existing == ExistingResults::resume;
-  options.keep_best = request.keep_best;
+  options.checkpoints = request.checkpoints;
+  options.checkpoints.resume = request.existing == ExistingResults::resume;
   options.restrictions = restrictions;
   options.progress = &progress;
   options.stop_requested = request.stop_requested;

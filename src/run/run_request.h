@@ -20,6 +20,7 @@
 
 #include "core/hyperparameters.h"
 #include "core/progress.h"
+#include "catalog/checkpoint_policy.h"
 #include "catalog/trial_result.h"
 #include "catalog/trial_spec.h"
 #include "train/trial_writer.h"
@@ -41,9 +42,7 @@ struct RunRequest {
   uint64_t seed = 0;
   std::string out;  // results folder; empty: none written
   ExistingResults existing = ExistingResults::refuse;
-  int64_t checkpoint_every_steps = 0;
-  double checkpoint_every_sec = 0.0;
-  bool keep_best = false;
+  CheckpointPolicy checkpoints;  // its resume is existing == resume
   int threads = 0;                  // intra-op threads; 0: this machine's CPUs / the ranks on it
   // With threads 0, on a busy machine (other running tasks take cores): the cores they leave, and
   // with clock_from_load the cpu clock instead of the wall clock (a wall-clock time there says how

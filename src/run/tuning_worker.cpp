@@ -188,7 +188,7 @@ using WorkloadCache = std::map<std::string, std::unique_ptr<Workload>>;  // data
 RacingOptions racing_options(const WorkerOptions& o) {
   RacingOptions r;
   r.cutoff = o.race_cutoff;
-  r.checkpointing = o.checkpoint_every_steps > 0 || o.checkpoint_every_sec > 0;
+  r.checkpointing = o.checkpoints.periodic();
   return r;
 }
 
@@ -205,13 +205,11 @@ TrialOptions trial_options_for(const TrialRecord& trial, const StudyRecord& stud
   trial_options.seed = trial.seed;
   if (!options.out_dir.empty()) {
     trial_options.out_dir = trial_folder(options.out_dir, study, trial.index, options.experiment_folders);
-    trial_options.checkpoint_every_steps = options.checkpoint_every_steps;
-    trial_options.checkpoint_every_sec = options.checkpoint_every_sec;
-    const bool checkpointed = options.checkpoint_every_steps > 0 || options.checkpoint_every_sec > 0;
+    trial_options.checkpoints = options.checkpoints;
     // A re-run continues from the killed attempt's checkpoint when there is one; otherwise it
     // starts from a clean folder: no rows of the attempt that was killed.
-    if (trial.attempts > 1 && checkpointed && checkpoint_exists(trial_options.out_dir + "/checkpoint")) {
-      trial_options.resume = true;
+    if (trial.attempts > 1 && options.checkpoints.periodic() && checkpoint_exists(trial_options.out_dir + "/checkpoint")) {
+      trial_options.checkpoints.resume = true;
     } else if (trial.attempts > 1) {
       std::filesystem::remove_all(trial_options.out_dir);
     }

@@ -297,7 +297,7 @@ StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactor
   std::atomic<bool> stop_b{false};
   TrialOptions options_b = base;
   options_b.out_dir = options.work_dir + "/resumed";
-  options_b.checkpoint_every_steps = options.restore_at;
+  options_b.checkpoints.every_steps = options.restore_at;
   options_b.stop_requested = &stop_b;
   {
     const auto algorithm_b = make_algorithm();
@@ -312,7 +312,7 @@ StateCheckReport check_algorithm_state(Workload& workload, const AlgorithmFactor
   // C: a fresh instance resumed from B's checkpoint.
   TrialOptions options_c = base;
   options_c.out_dir = options_b.out_dir;
-  options_c.resume = true;
+  options_c.checkpoints.resume = true;
   const auto algorithm_c = make_algorithm();
   RecordingAlgorithm c(*algorithm_c, options.restore_at, nullptr);
   TrialResult result_c;

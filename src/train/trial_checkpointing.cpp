@@ -21,17 +21,18 @@ std::string trial_definition(const TrialSpec& spec, const std::optional<Hyperpar
   return definition.dump();
 }
 
-TrialCheckpointing::TrialCheckpointing(CheckpointPolicy policy, const WorkloadSpec& spec, Clock& clock)
-    : policy_(std::move(policy)), spec_(spec), clock_(clock) {}
+TrialCheckpointing::TrialCheckpointing(CheckpointPolicy policy, std::string out_dir, const WorkloadSpec& spec,
+                                       Clock& clock)
+    : policy_(policy), out_dir_(std::move(out_dir)), spec_(spec), clock_(clock) {}
 
 void TrialCheckpointing::configure(CheckpointState identity, int world_size, bool per_worker_optimizer_state) {
   if (!policy_.requested()) return;
-  if (policy_.out_dir.empty())
+  if (out_dir_.empty())
     throw InputError("checkpoints (--checkpoint-every, --resume, --keep-best) need an output folder (--out)");
   if (world_size > 1) throw InputError("checkpoints with several processes are not supported yet");
   if (per_worker_optimizer_state)
     throw InputError("checkpoints with delta mode over virtual workers are not supported yet");
-  dir_ = policy_.out_dir + "/checkpoint";
+  dir_ = out_dir_ + "/checkpoint";
   identity_ = std::move(identity);
 }
 
@@ -92,7 +93,7 @@ void TrialCheckpointing::keep_if_best(const EvalRecord& record) {
   if (it == record.metrics.end() || !std::isfinite(it->second)) return;
   if (best_validation_ && !spec_.reached(it->second, *best_validation_, true)) return;
   best_validation_ = it->second;
-  save_checkpoint(policy_.out_dir + "/checkpoint_best", snapshot(clock_.now()), *network_, *algorithm_);
+  save_checkpoint(out_dir_ + "/checkpoint_best", snapshot(clock_.now()), *network_, *algorithm_);
 }
 
 void TrialCheckpointing::maybe_save() {

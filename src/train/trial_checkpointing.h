@@ -22,19 +22,11 @@
 #include "core/hyperparameters.h"
 #include "models/network.h"
 #include "train/checkpoint.h"
+#include "catalog/checkpoint_policy.h"
 #include "catalog/trial_spec.h"
 #include "catalog/workload_spec.h"
 
 namespace pacer {
-
-struct CheckpointPolicy {
-  std::string out_dir;           // OUT/checkpoint, OUT/checkpoint_best
-  int64_t every_steps = 0;
-  double every_sec = 0.0;
-  bool resume = false;
-  bool keep_best = false;
-  bool requested() const { return every_steps > 0 || every_sec > 0 || resume || keep_best; }
-};
 
 // Everything that decides what a trial computes (spec, ruleset, hyperparameters, budget) as one
 // JSON text: a resume with any other value is refused, naming it.
@@ -44,7 +36,8 @@ std::string trial_definition(const TrialSpec& spec, const std::optional<Hyperpar
 
 class TrialCheckpointing {
  public:
-  TrialCheckpointing(CheckpointPolicy policy, const WorkloadSpec& spec, Clock& clock);
+  // Checkpoints in out_dir/checkpoint (and out_dir/checkpoint_best).
+  TrialCheckpointing(CheckpointPolicy policy, std::string out_dir, const WorkloadSpec& spec, Clock& clock);
 
   // Set-up: InputError when checkpoints were asked for without a folder, with several processes,
   // or with delta mode over virtual workers. Inactive when none were asked for.
@@ -72,6 +65,7 @@ class TrialCheckpointing {
   CheckpointState snapshot(double now) const;
 
   CheckpointPolicy policy_;
+  std::string out_dir_;
   const WorkloadSpec& spec_;
   Clock& clock_;
   std::string dir_;

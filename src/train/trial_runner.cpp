@@ -76,9 +76,7 @@ class TrialLoop {
         own_clock_(options.clock ? nullptr : make_clock(options.spec.clock)),
         timer_(options.clock ? *options.clock : *own_clock_), spec_(workload.spec()),
         device_(checked_device(options)), clock_(timer_, [this] { synchronize(device_); }),
-        checkpoints_(CheckpointPolicy{options.out_dir, options.checkpoint_every_steps, options.checkpoint_every_sec,
-                                      options.resume, options.keep_best},
-                     spec_, clock_) {}
+        checkpoints_(options.checkpoints, options.out_dir, spec_, clock_) {}
 
   TrialResult run();
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "algorithms/training_algorithm.h"
+#include "catalog/checkpoint_policy.h"
 #include "core/clock.h"
 #include "core/hyperparameters.h"
 #include "core/progress.h"
@@ -55,16 +56,9 @@ struct TrialOptions {
   int local_rank = 0;
   std::vector<std::shared_ptr<TrialObserver>> observers;  // besides the writer and the progress
   StopRules extra_stop_rules;                              // after the spec's standard rules
-  // Checkpoints in OUT/checkpoint (train/checkpoint.h; needs out_dir; one process): every N
-  // steps and/or every T seconds of wall time, off the clock (counted as logging time).
-  int64_t checkpoint_every_steps = 0;
-  double checkpoint_every_sec = 0.0;
-  // Continue from OUT/checkpoint when there is one (else start afresh): the metrics continue as if
-  // the run had never stopped; preemption_count counts the resumes.
-  bool resume = false;
-  // Also keep OUT/checkpoint_best: the checkpoint at the eval with the best validation metric
-  // so far (the playbook's retrospective checkpoint selection).
-  bool keep_best = false;
+  // Checkpoints in OUT/checkpoint (train/checkpoint.h; needs out_dir; one process), resuming
+  // from one, keeping the best (catalog/checkpoint_policy.h).
+  CheckpointPolicy checkpoints;
   // A fresh instance of the trial's algorithm: delta mode over virtual workers gives every worker
   // its own optimizer state (the caller knows where its algorithm comes from: a name in the
   // registry, a plugin, a test's own class). Needed only there; refused without it.

@@ -107,8 +107,9 @@ ChildProcessOptions trial_process_options(const std::string& store, const TrialR
   if (!options.label.empty()) add({"--label", options.label});
   if (!options.out_dir.empty()) add({"--out-dir", options.out_dir});
   if (options.experiment_folders) add({"--experiment-folders"});
-  if (options.checkpoint_every_steps > 0) add({"--checkpoint-every-steps", std::to_string(options.checkpoint_every_steps)});
-  if (options.checkpoint_every_sec > 0) add({"--checkpoint-every-sec", exact(options.checkpoint_every_sec)});
+  if (options.checkpoints.every_steps > 0)
+    add({"--checkpoint-every-steps", std::to_string(options.checkpoints.every_steps)});
+  if (options.checkpoints.every_sec > 0) add({"--checkpoint-every-sec", exact(options.checkpoints.every_sec)});
   if (options.race) add({"--race"});
   if (options.race_cutoff) add({"--race-cutoff"});
   if (!options.progress) add({"--quiet"});

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "catalog/checkpoint_policy.h"
 #include "core/clock.h"
 #include "core/progress.h"
 #include "store/study_store.h"
@@ -31,9 +32,8 @@ struct WorkerOptions {
   Progress* progress = nullptr; // per-trial lines (and the trial's own progress on a terminal)
   std::string label;            // prefix of log lines, e.g. "worker 2"
   // Checkpoints in each trial's folder (needs out_dir): a trial re-run after its worker died
-  // resumes from its checkpoint instead of starting over.
-  int64_t checkpoint_every_steps = 0;
-  double checkpoint_every_sec = 0.0;
+  // resumes from its checkpoint instead of starting over (the worker sets resume per trial).
+  CheckpointPolicy checkpoints;
   // Racing (external-tuning studies only): a trial stops once it can no longer become its study's
   // best (run/racing.h, stop_when_outraced), by the bound the study's finished trials set in
   // the store, which every worker reads at each eval. Scores and best trials are unchanged.
