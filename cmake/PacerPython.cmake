@@ -1,4 +1,4 @@
-# The Python bridge (src/python, docs/python_submissions.md): AlgoPerf submissions written in
+# The Python bridge (src/python_bridge, docs/python_submissions.md): AlgoPerf submissions written in
 # Python run inside pacer through embedded Python and torch's own Python bindings. It must be
 # built against the Python whose `torch` is the LibTorch Pacer links (Debian: /usr/bin/python3 with
 # python3-torch; a LibTorch from a pip `torch` package: that package's Python). Without Python's

@@ -1,4 +1,4 @@
-"""Pacer's side of a Python submission (loaded by src/python/python_submission.cpp).
+"""Pacer's side of a Python submission (loaded by src/python_bridge/python_submission.cpp).
 
 It loads the submission file, and builds the objects AlgoPerf hands a PyTorch submission: the
 workload, the parameter container, the hyperparameters and the input queue. Their heavy parts

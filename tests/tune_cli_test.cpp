@@ -501,6 +501,10 @@ TEST_F(BoardCliTest, ANewcomerUntilSeparatedJudgesEachOpponentAtFixedLooks) {
             "--store '" + mine + "' --out '" + dir_ + "/newcomer'");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("looks at 2 studies (alpha 0.0167), 3 studies (alpha 0.0333)"), std::string::npos) << r.err;
+  // Each judged look is said once while the run goes on (by one of the two workers).
+  const std::string first_look = "pacer board: look 1 of 2 (2 studies; alpha 0.0167): momentum against ";
+  ASSERT_NE(r.err.find(first_look), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(first_look, r.err.find(first_look) + 1), std::string::npos) << "said twice:\n" << r.err;
   for (const char* opponent : {"nadamw", "sgd"}) {
     const std::string line = std::string("momentum against ") + opponent + ": ";
     EXPECT_NE(r.out.find(line), std::string::npos) << r.out;

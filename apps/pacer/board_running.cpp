@@ -62,9 +62,15 @@ int run_until_separated_command(const UntilSeparatedArgs& a, const BoardSetup& s
   const LocalWorkersRun run = run_local_workers(
       w, base_args, a.quiet, DeadlineWatch::after_hours(started, a.max_hours), options, [&](const WorkerOptions& o) {
         WorkerReport total;
+        // One process says each look's decisions while the run goes on: this one when it runs
+        // alone, else the first worker (every worker judges the same looks from the store).
+        const bool says = !w.is_worker() || w.worker_label == "worker 1";
         run_until_separated(
             store, setup, u, [&](const BoardPlan& plan) { total = run_board_worker(w.store, plan, o); },
-            [&] { return o.stop_requested && *o.stop_requested; });
+            [&] { return o.stop_requested && *o.stop_requested; },
+            [&](const UntilSeparatedResult& r) {
+              if (says) std::fprintf(stderr, "pacer board: %s\n", look_line(r, u).c_str());
+            });
         return total;
       });
   if (w.is_worker()) return run.report.interrupted && !run.deadline_hit ? 130 : 0;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "catalog/plugin_records.h"
+#include "catalog/algorithm_reference.h"
 #include "catalog/trial_result.h"
 #include "core/atomic_file.h"
 #include "tune/contained_trial.h"
@@ -22,12 +22,6 @@ const char* kParentVariable = "PACER_CONTAINED_RUN_PARENT";
 
 }  // namespace
 
-bool runs_untrusted_code(const std::string& algorithm) {
-  std::error_code ec;
-  const bool python = algorithm.size() > 3 && algorithm.compare(algorithm.size() - 3, 3, ".py") == 0;
-  return python || is_plugin_reference(algorithm) || std::filesystem::is_directory(algorithm, ec);
-}
-
 std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
                                          const std::string& out, double limit_sec, const std::atomic<bool>& stop,
                                          const std::string& executable) {
@@ -39,7 +33,7 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
     if (parent && std::to_string(::getppid()) != parent) std::_Exit(128 + SIGKILL);  // it died before that
     return std::nullopt;
   }
-  if (!runs_untrusted_code(algorithm)) return std::nullopt;
+  if (!algorithm_reference(algorithm).untrusted()) return std::nullopt;
   char marker[] = "/tmp/pacer_run_XXXXXX";
   const int fd = ::mkstemp(marker);
   if (fd < 0) return std::nullopt;  // no temporary file: run in process, as before

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catalog/algorithm_infos.h"
-#include "catalog/plugin_records.h"
+#include "catalog/algorithm_reference.h"
 #include "cli_main.h"
 #include "training_program.h"
 
@@ -19,7 +19,7 @@ std::vector<pacer::AlgorithmInfo> catalog_infos(const std::vector<std::string>& 
   if (values.empty()) return pacer::algorithm_infos();
   std::vector<pacer::AlgorithmInfo> infos;
   for (const auto& value : values) {
-    if (pacer::is_plugin_reference(value) || pacer::is_python_submission(value))
+    if (pacer::algorithm_reference(value).names_a_file())
       throw pacer::cli::NeedsTrainingProgram("'" + value + "' is loaded by the training program");
     infos.push_back(pacer::algorithm_info(value));
   }

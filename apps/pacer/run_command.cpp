@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "run_command.h"
 #include "training_program.h"
+#include "catalog/algorithm_reference.h"
 #include "catalog/workload_specs.h"
 #include "core/error.h"
 
@@ -46,7 +47,7 @@ namespace {
 int check_and_hand_on(RunArgs& a) {
   prepare_run(a, /*warn=*/false);
   const std::string program = training_program_path();
-  if (in_contained_copy() || !runs_untrusted_code(a.request.algorithm) || ::access(program.c_str(), X_OK) != 0)
+  if (in_contained_copy() || !algorithm_reference(a.request.algorithm).untrusted() || ::access(program.c_str(), X_OK) != 0)
     throw NeedsTrainingProgram("run trains");  // exec_training_program says why it cannot start one
   if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, contained_copy_limit_sec(a),
                                         install_interrupt_handler(), program))

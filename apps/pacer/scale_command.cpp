@@ -11,7 +11,7 @@
 #include "input_guards.h"
 #include "scale_command.h"
 #include "training_program.h"
-#include "catalog/plugin_records.h"
+#include "catalog/algorithm_reference.h"
 #include "core/output_folder.h"
 #include "store/study_store.h"
 #include "tune/sweep.h"
@@ -32,7 +32,7 @@ int read_scale_command(const ScaleArgs& a, const ScaleTraining* training) {
     training->load_algorithm_files(a.request.algorithms);
   } else {
     for (const auto& value : a.request.algorithms)
-      if (is_plugin_reference(value) || is_python_submission(value))
+      if (algorithm_reference(value).names_a_file())
         throw NeedsTrainingProgram("'" + value + "' is loaded by the training program");
     if (a.request.epochs > 0) throw NeedsTrainingProgram("--epochs needs the training set's size");
   }

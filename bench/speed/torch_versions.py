@@ -10,7 +10,9 @@ with AdamW(foreach=True), and the same under torch.compile (the inductor CPU bac
 
 Each round runs every program once per workload, in an order that rotates from round to round
 (no program always first). Times are CPU seconds per step at one intra-op thread (`--threads`):
-`pacer run --clock cpu` (accumulated submission time, the cold first step left out) and the
+`pacer run --clock cpu` (accumulated submission time, the cold first step left out; NAdamW, or
+the algorithm after a ':' in --pacer, e.g. `--pacer 2.15-adamw=build-torch2.15.0/pacer:adamw`, the
+peers' own optimizer) and the
 peers' process time over their timed steps after untimed warm-up steps (torch.compile compiles
 in the warm-up). CPU time, not wall time, so that another process on the machine (a board)
 changes the comparison less; a quiet machine is still better (say what ran beside it).
@@ -39,8 +41,9 @@ def pair(text, what):
 
 
 def run_pacer(path, workload, batch, args, tmp):
+    path, _, algorithm = path.partition(":")
     out = os.path.join(tmp, f"pacer_{abs(hash((path, workload, time.time())))}")
-    subprocess.run([path, "run", "-w", workload, "-a", "nadamw", "--seed", "1", "--max-steps", str(args.steps),
+    subprocess.run([path, "run", "-w", workload, "-a", algorithm or "nadamw", "--seed", "1", "--max-steps", str(args.steps),
                     "--eval-every", str(args.steps), "--ignore-targets", "--batch-size", str(batch),
                     "--threads", str(args.threads), "--clock", "cpu", "-q", "--out", out],
                    check=True, stdout=subprocess.DEVNULL)
@@ -76,7 +79,9 @@ def describe(python, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pacer", action="append", default=[], help="LABEL=PATH of a pacer executable")
+    parser.add_argument("--pacer", action="append", default=[],
+                        help="LABEL=PATH of a pacer executable, or LABEL=PATH:ALGORITHM (default nadamw; adamw is "
+                             "the peers' optimizer)")
     parser.add_argument("--peer", action="append", default=[], help="LABEL=PYTHON or LABEL=PYTHON:compile")
     parser.add_argument("--workloads", default=",".join(BOARD_WORKLOADS))
     parser.add_argument("--steps", type=int, default=200)
@@ -96,7 +101,7 @@ def main():
     if not pacers or not peers:
         raise SystemExit("give at least one --pacer and one --peer")
     for label, path in pacers:
-        if not os.access(path, os.X_OK):
+        if not os.access(path.partition(":")[0], os.X_OK):
             raise SystemExit(f"--pacer {label}={path}: not an executable (build it first)")
     workloads = args.workloads.split(",")
     os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)  # OpenBLAS's own pool, for every program

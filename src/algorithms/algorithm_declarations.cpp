@@ -9,6 +9,7 @@
 #include "algorithms/python_submission_loader.h"
 #include "catalog/algorithm_catalog.h"
 #include "catalog/algorithm_infos.h"
+#include "catalog/algorithm_reference.h"
 #include "catalog/plugin_records.h"
 #include "core/error.h"
 #include "core/hyperparameter_json.h"
@@ -24,7 +25,7 @@ using Json = nlohmann::json;
 constexpr size_t kMaxAlgorithmsPerFile = 64;
 constexpr size_t kMaxNameLength = 128;
 
-bool names_a_file(const std::string& value) { return is_python_submission(value) || is_plugin_reference(value); }
+bool names_a_file(const std::string& value) { return algorithm_reference(value).names_a_file(); }
 
 // What this process says of the file itself, from the file (never from the contained process): its
 // canonical path, the record's path and content hash, and for a submission its one name and space.
@@ -35,10 +36,11 @@ struct FileFacts {
 };
 
 FileFacts facts_of(const std::string& value) {
-  const AlgorithmFile file = algorithm_file(value);
+  const AlgorithmReference ref = algorithm_reference(value);
+  const AlgorithmFile& file = ref.file;
   FileFacts f;
   f.canonical = file.canonical;
-  if (!is_python_submission(value)) {
+  if (ref.kind != AlgorithmReference::Kind::python) {
     f.record = LoadedPlugin{file.path, content_hash({file.canonical}), {}, false, ""};
     return f;
   }
@@ -144,7 +146,7 @@ std::string algorithm_declarations_json(const std::vector<std::string>& values) 
   Json files = Json::array();
   for (const auto& value : values) {
     std::vector<AlgorithmInfo> infos;
-    if (is_plugin_reference(value) && value.find(".so:") == std::string::npos && !is_python_submission(value)) {
+    if (algorithm_reference(value).whole_library()) {
       for (const auto& name : load_algorithm_plugin(value).algorithms) infos.push_back(algorithm_info(name));
     } else {
       infos.push_back(algorithm_info(resolve_algorithm(value)));

@@ -13,6 +13,7 @@
 #include "algorithms/registry.h"
 #include "algorithms/sdk_layout.h"
 #include "algorithms/training_algorithm.h"
+#include "catalog/algorithm_reference.h"
 #include "core/error.h"
 #include "core/hyperparameters.h"
 
@@ -108,24 +109,25 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
 }
 
 std::string resolve_algorithm(const std::string& value) {
-  if (is_python_submission(value)) {
+  const AlgorithmReference ref = algorithm_reference(value);
+  if (ref.kind == AlgorithmReference::Kind::python) {
     load_python_submission(value);
-  } else if (is_plugin_reference(value)) {
-    load_algorithm_plugin(algorithm_file(value).path);
+  } else if (ref.kind == AlgorithmReference::Kind::library) {
+    load_algorithm_plugin(ref.file.path);
   }
   return algorithm_name_of(value);
 }
 
 void load_algorithm_files(const std::vector<std::string>& values) {
   for (const auto& value : values)
-    if (is_python_submission(value) || is_plugin_reference(value)) resolve_algorithm(value);
+    if (algorithm_reference(value).names_a_file()) resolve_algorithm(value);
 }
 
 std::vector<AlgorithmInfo> named_algorithm_infos(const std::vector<std::string>& values) {
   if (values.empty()) return algorithm_infos();
   std::vector<std::string> names;  // a library may define several
   for (const auto& value : values) {
-    if (is_plugin_reference(value) && value.find(".so:") == std::string::npos && !is_python_submission(value)) {
+    if (algorithm_reference(value).whole_library()) {
       const LoadedPlugin& plugin = load_algorithm_plugin(value);
       names.insert(names.end(), plugin.algorithms.begin(), plugin.algorithms.end());
     } else {

@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The bridge's entry point (src/python/python_bridge.cpp): registers the submission in `file`
+// The bridge's entry point (src/python_bridge/python_bridge.cpp): registers the submission in `file`
 // as `name` and throws InputError when it cannot.
 using BridgeEntry = void (*)(const std::string& file, const std::string& folder, const std::string& name,
                              const std::string& search_space);

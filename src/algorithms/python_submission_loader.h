@@ -4,10 +4,11 @@
 // only when one is named (libpacer_python.so: embedded Python and torch's Python bindings over
 // the same LibTorch). Loading one registers it as an algorithm named "<name>.py". Torch-free header.
 //
-//   if (pacer::is_python_submission(value)) name = pacer::load_python_submission(value);  // "nadamw.py"
+//   if (pacer::algorithm_reference(value).kind == pacer::AlgorithmReference::Kind::python)
+//     name = pacer::load_python_submission(value);  // "nadamw.py"
 #include <string>
 
-#include "catalog/plugin_records.h"  // is_python_submission
+#include "catalog/algorithm_reference.h"
 
 namespace pacer {
 

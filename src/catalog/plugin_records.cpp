@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -12,8 +11,6 @@
 namespace pacer {
 namespace {
 
-namespace fs = std::filesystem;
-
 std::mutex g_mutex;
 std::map<std::string, LoadedPlugin>& loaded() {
   static std::map<std::string, LoadedPlugin> plugins;  // by canonical path
@@ -22,44 +19,10 @@ std::map<std::string, LoadedPlugin>& loaded() {
 
 }  // namespace
 
-bool is_plugin_reference(const std::string& value) {
-  const std::string path = value.substr(0, value.find(".so:") == std::string::npos ? value.size() : value.find(".so:") + 3);
-  return value.find('/') != std::string::npos || (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0);
-}
-
-bool is_python_submission(const std::string& value) {
-  if (value.size() > 3 && value.compare(value.size() - 3, 3, ".py") == 0 &&
-      (value.find('/') != std::string::npos || fs::exists(value))) {
-    return true;
-  }
-  std::error_code ec;
-  return value.find('/') != std::string::npos && fs::is_directory(value, ec) &&
-         fs::exists(fs::path(value) / "submission.py", ec);
-}
-
-AlgorithmFile algorithm_file(const std::string& value) {
-  AlgorithmFile f;
-  std::error_code ec;
-  if (is_python_submission(value)) {
-    f.python = true;
-    f.path = value;
-    fs::path file = fs::weakly_canonical(value, ec);
-    if (!ec && fs::is_directory(file, ec)) file /= "submission.py";
-    f.canonical = file.string();
-    return f;
-  }
-  f.path = value;
-  if (const auto colon = value.rfind(':'); colon != std::string::npos && colon > value.rfind('/')) {
-    f.path = value.substr(0, colon);
-    f.name = value.substr(colon + 1);
-  }
-  f.canonical = fs::weakly_canonical(f.path, ec).string();
-  return f;
-}
-
 std::string algorithm_name_of(const std::string& value) {
-  if (!is_python_submission(value) && !is_plugin_reference(value)) return value;
-  const AlgorithmFile file = algorithm_file(value);
+  const AlgorithmReference ref = algorithm_reference(value);
+  if (!ref.names_a_file()) return value;
+  const AlgorithmFile& file = ref.file;
   const LoadedPlugin* plugin = loaded_plugin_at(file.canonical);
   if (!plugin) {
     throw InputError("algorithm '" + value + "' names a file that is not loaded (plugins and Python submissions " +

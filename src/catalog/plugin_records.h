@@ -1,5 +1,5 @@
 #pragma once
-// Which algorithms came from files, and which file an `-a` value names. The training layer loads
+// Which algorithms came from files (what an `-a` value names: catalog/algorithm_reference.h). The training layer loads
 // plugin libraries and Python submissions (algorithms/plugin_loader.h, python_submission_loader.h)
 // and records each here; sweeps, studies and boards read the records (the file, its content hash,
 // its search space) without LibTorch.
@@ -8,6 +8,8 @@
 //   std::string name = pacer::algorithm_name_of("./libsignum.so");    // once it is loaded
 #include <string>
 #include <vector>
+
+#include "catalog/algorithm_reference.h"
 
 namespace pacer {
 
@@ -18,23 +20,6 @@ struct LoadedPlugin {
   bool python = false;                  // a Python submission (algorithms/python_submission_loader.h)
   std::string search_space;             // its tuning_search_space.json, when it has one beside it
 };
-
-// Whether an `-a` value names a library rather than a registered algorithm: it contains '/' or
-// ends in ".so" (optionally followed by ":name").
-bool is_plugin_reference(const std::string& value);
-// A value naming a .py file, or a folder with a submission.py in it.
-bool is_python_submission(const std::string& value);
-
-// The file an `-a` value names: "PATH" or "PATH:NAME" for a plugin library (path: PATH as given;
-// canonical: where it is recorded), the .py file or a folder's submission.py for a Python
-// submission.
-struct AlgorithmFile {
-  std::string path;
-  std::string canonical;
-  std::string name;  // after ':'; empty: the file's only algorithm
-  bool python = false;
-};
-AlgorithmFile algorithm_file(const std::string& value);
 
 // An `-a` value as an algorithm name: a name stays as it is; a file reference names the only
 // algorithm of the loaded file, or NAME of "PATH:NAME". InputError when that file is not loaded

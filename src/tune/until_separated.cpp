@@ -118,7 +118,8 @@ std::vector<PairVerdict> look_verdicts(const std::string& store, const BoardSetu
 
 UntilSeparatedResult run_until_separated(StudyStore& store, const BoardSetup& setup, const UntilSeparated& u,
                                          const std::function<void(const BoardPlan&)>& run,
-                                         const std::function<bool()>& stopped) {
+                                         const std::function<bool()>& stopped,
+                                         const std::function<void(const UntilSeparatedResult&)>& judged) {
   UntilSeparatedResult r;
   r.state.assign(u.opponents.size(), "undecided");
   r.verdicts.resize(u.opponents.size());
@@ -142,6 +143,7 @@ UntilSeparatedResult run_until_separated(StudyStore& store, const BoardSetup& se
       r.studies[o] = u.plan.studies[look];
     }
     r.looks = look + 1;
+    if (judged) judged(r);
     if (undecided == 0) break;
   }
   return r;
@@ -182,6 +184,27 @@ std::vector<std::string> until_separated_lines(const UntilSeparatedResult& r, co
     lines.push_back(line);
   }
   return lines;
+}
+
+std::string look_line(const UntilSeparatedResult& r, const UntilSeparated& u) {
+  if (r.looks == 0) return "";
+  const size_t look = r.looks - 1;
+  const int studies = u.plan.studies[look];
+  std::string line = "look " + std::to_string(r.looks) + " of " + std::to_string(u.plan.studies.size()) + " (" +
+                     std::to_string(studies) + " studies; alpha " + format_double("%.4f", u.plan.alpha[look]) + "): ";
+  std::string judged, next;
+  for (size_t o = 0; o < u.opponents.size() && o < r.verdicts.size(); ++o) {
+    if (r.studies[o] != studies) continue;  // decided at an earlier look
+    const PairVerdict& v = r.verdicts[o];
+    judged += std::string(judged.empty() ? u.newcomer + " against " : ", against ") + u.opponents[o] + " " +
+              r.state[o] + " (" + format_double("%.3fx", v.speedup) + ", 95% " + format_double("%.3f", v.low) + "-" +
+              format_double("%.3f", v.high) + ", p " + format_double("%.4f", v.p_value) + ")";
+    if (r.state[o] == "undecided") next += " and " + u.opponents[o];
+  }
+  line += judged;
+  if (next.empty()) return line + "; every comparison decided";
+  if (r.looks == u.plan.studies.size()) return line + "; the plan's last look";
+  return line + "; next: " + std::to_string(u.plan.studies[r.looks]) + " studies of " + u.newcomer + next;
 }
 
 }  // namespace pacer

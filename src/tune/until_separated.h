@@ -47,12 +47,13 @@ struct UntilSeparatedResult {
   size_t looks = 0;                      // looks judged
 };
 
-// Walks the looks: plans each in `store`, calls `run` with its plan (the workers' share), judges it.
-// Stops when every comparison is decided, after the last look, or when `stopped()` (a look not
-// finished is not judged).
+// Walks the looks: plans each in `store`, calls `run` with its plan (the workers' share), judges it
+// and hands the result so far to `judged` (look_line says it). Stops when every comparison is
+// decided, after the last look, or when `stopped()` (a look not finished is not judged).
 UntilSeparatedResult run_until_separated(StudyStore& store, const BoardSetup& setup, const UntilSeparated& u,
                                          const std::function<void(const BoardPlan&)>& run,
-                                         const std::function<bool()>& stopped);
+                                         const std::function<bool()>& stopped,
+                                         const std::function<void(const UntilSeparatedResult&)>& judged = {});
 
 // The same verdicts from what the store holds now, judged once at the familywise 5% (Holm over the
 // opponents): `pacer board -a NEW --against BOARD` without --until-separated. Writes nothing.
@@ -61,5 +62,11 @@ UntilSeparatedResult judge_newcomer(const std::string& store, const BoardSetup& 
 // "signum against nadamw: faster, expected-pace speedup 1.412x (95% 1.180-1.702), resolution
 // 1.201x, P(improvement) 71%, decided at look 2 of 4 (4 studies; alpha 0.0100)".
 std::vector<std::string> until_separated_lines(const UntilSeparatedResult& result, const UntilSeparated& u);
+
+// What the last judged look decided, while the run goes on: "look 1 of 4 (3 studies; alpha
+// 0.0050): nadamw.py against nadamw undecided (0.912x, 95% 0.801-1.050, p 0.2100), against
+// schedule_free_adamw slower (0.410x, 95% 0.330-0.520, p 0.0001); next: 4 studies of nadamw.py and
+// nadamw". Only the comparisons that look judged are named.
+std::string look_line(const UntilSeparatedResult& result, const UntilSeparated& u);
 
 }  // namespace pacer

@@ -7,7 +7,7 @@
 3. No file includes torch/torch.h (a translation unit with it takes ~15 s to compile here).
 4. The build has the same graph (src/CMakeLists.txt): each pacer_layer's USES names only earlier
    layers, a torch-free layer is not marked TORCH and uses no layer that is, and every layer of
-   LAYERS but python is declared.
+   LAYERS but python_bridge is declared.
 
 Prints every violation as FILE:LINE: message and exits 1 if there is any.
 """
@@ -16,7 +16,7 @@ import re
 import sys
 
 LAYERS = ["core", "catalog", "runtime", "distributed", "data", "models", "workloads", "algorithms", "train", "store",
-          "score", "tune", "run", "report", "scale", "probe", "analyze", "serve", "python"]
+          "score", "tune", "run", "report", "scale", "probe", "analyze", "serve", "python_bridge"]
 # What the light `pacer` links (apps/pacer/CMakeLists.txt): none of their sources reaches torch.
 TORCH_FREE_LAYERS = {"core", "catalog", "store", "score", "tune", "report", "scale", "analyze", "serve"}
 TORCH_FREE_HEADERS = {
@@ -46,7 +46,7 @@ def cmake_problems(cmake):
         declared[name] = (bool(re.match(r"\s*TORCH\b", body)), uses.group(1).split() if uses else [])
     problems = []
     for name in LAYERS:
-        if name != "python" and name not in declared:
+        if name != "python_bridge" and name not in declared:
             problems.append(f"src/CMakeLists.txt: layer '{name}' has no pacer_layer(...)")
     for name, (torch, uses) in declared.items():
         if name not in LAYERS:

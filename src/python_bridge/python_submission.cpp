@@ -1,4 +1,4 @@
-#include "python/python_submission.h"
+#include "python_bridge/python_submission.h"
 
 #include <ATen/ATen.h>
 #include <pybind11/stl.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "python/python_binding.h"
+#include "python_bridge/python_binding.h"
 
 namespace py = pybind11;
 

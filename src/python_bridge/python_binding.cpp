@@ -1,4 +1,4 @@
-#include "python/python_binding.h"
+#include "python_bridge/python_binding.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>

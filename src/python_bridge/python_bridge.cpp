@@ -16,7 +16,7 @@
 
 #include "algorithms/registry.h"
 #include "core/error.h"
-#include "python/python_submission.h"
+#include "python_bridge/python_submission.h"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
