@@ -237,6 +237,9 @@ def main():
             if not args.store:
                 fail("--store is required unless --check-algoperf-only")
             p_times, _ = side(args.pacer, [args.store], axis, ["--board-part", "self"], tmp, "pacer")
+            # A Python submission's runs are named after its folder with ".py" (lion.py): the entry
+            # is the folder's name (PAIRS), as the pre-registration names it.
+            p_times = {k[:-3] if k.endswith(".py") else k: v for k, v in p_times.items()}
             missing = sorted(set(PAIRS) - set(p_times))
             if missing:
                 fail(f"the store has no self-tuning runs of {', '.join(missing)}")
