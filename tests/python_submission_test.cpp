@@ -621,6 +621,16 @@ TEST_F(PythonSubmissionTest, StringAndBooleanHyperparametersReachTheSubmissionAs
       << r.err;
 }
 
+// A training forward pass with update_batch_norm=False (Schedule-Free AdamW v2's closure) leaves
+// the running statistics as they were and the backward after it runs: on PyTorch 2.15 the bridge's
+// restore by copy_ broke that backward ("modified by an inplace operation").
+TEST_F(PythonSubmissionTest, AForwardPassThatLeavesBatchNormAloneStillBackpropagates) {
+  auto r = pacer("run -w fmnist_resnet -a '" + data("frozen_batch_norm.py") +
+                 "' --self-tuning --max-steps 3 --eval-every 3 --ignore-targets -q --eval-splits validation");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("steps:               3 in"), std::string::npos) << r.out;
+}
+
 TEST_F(PythonSubmissionTest, DataParallelismIsRefusedWithTheReason) {
   auto r = pacer("run -w fmnist_mlp -a '" + data("sgd.py") + "' --set learning_rate=0.05 --virtual-workers 2 "
                  "--max-steps 5 -q");
