@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <algorithm>
 #include <filesystem>
 
@@ -363,6 +364,43 @@ TEST_F(ScaleCliTest, SyntheticStudyShowsAllThreeRegimesAndBcritMatchesTheNoiseSc
   auto bad = pacer("scale -w synthetic_regression -a sgd --batch-sizes 64:8 --max-steps 10 --store '" + dir_ + "/x.db'");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--batch-sizes"), std::string::npos) << bad.err;
+}
+
+// --race stops a trial once it can no longer lower its study's steps-to-result: every study's
+// result and best trial are those of the same studies run to the end, in fewer steps trained.
+TEST_F(ScaleCliTest, RacingTrainsFewerStepsAndChangesNoStudysResultOrBestTrial) {
+  auto study = [&](const std::string& name, const std::string& extra) {
+    const std::string args = "scale -w synthetic_regression -a sgd --space '" + std::string(PACER_SOURCE_DIR) +
+                             "/spaces/sgd_scaling.json' --batch-sizes 4:64 --trials 6 --max-steps 400 --evals 40 "
+                             "--eval-spacing log --goal 0.3 --threads 1 -q --store '" + dir_ + "/" + name +
+                             ".db' --out '" + dir_ + "/" + name + "'" + extra;
+    auto r = pacer(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    int64_t steps = 0, raced = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/" + name + "/logs")) {
+      if (entry.path().filename() != "trial.json") continue;
+      const auto trial = nlohmann::json::parse(testing::read_file(entry.path().string()));
+      steps += trial["steps"].get<int64_t>();
+      raced += trial["stop_reason"] == "race_study_best";
+    }
+    return std::make_tuple(nlohmann::json::parse(testing::read_file(dir_ + "/" + name + "/scaling.json")), steps, raced);
+  };
+  const auto [full, full_steps, full_raced] = study("full", "");
+  const auto [raced, raced_steps, raced_count] = study("raced", " --race");
+  EXPECT_EQ(full_raced, 0);
+  EXPECT_GT(raced_count, 0);
+  EXPECT_LT(raced_steps, full_steps);
+  const auto& a = full["series"][0]["batch_sizes"];
+  const auto& b = raced["series"][0]["batch_sizes"];
+  ASSERT_EQ(a.size(), b.size());
+  int reached = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i]["steps_to_result"], b[i]["steps_to_result"]) << a[i].dump() << "\n" << b[i].dump();
+    EXPECT_EQ(a[i]["best_trial_folder"], b[i]["best_trial_folder"]) << a[i].dump() << "\n" << b[i].dump();
+    EXPECT_EQ(a[i]["best_hyperparameters"], b[i]["best_hyperparameters"]);
+    reached += !a[i]["steps_to_result"].is_null();
+  }
+  EXPECT_GE(reached, 4);  // the comparison means something only where trials reached the goal
 }
 
 // Combiners as series: with 2 virtual workers, mean and Adasum each get their own curve; log-spaced

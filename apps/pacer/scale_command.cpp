@@ -108,6 +108,9 @@ Action add_scale_command(CLI::App& app, const ScaleTraining* training) {
   app.add_option("--device", a->request.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--data-dir", a->request.data_dir, "Fashion-MNIST folder");
   app.add_option("--threads", a->threads, "Intra-op CPU threads")->check(non_negative_number());
+  app.add_flag("--race", a->race,
+               "Stop a trial once it can no longer lower its study's steps-to-result (fewer steps trained; "
+               "results and best trials unchanged)");
   app.add_flag("-q,--quiet", a->quiet, "Only the table");
   app.add_flag("--json", a->json, "The result as JSON on stdout (scaling.json's content) instead of the table");
 

@@ -15,6 +15,10 @@ struct ScaleArgs {
   std::string store = "runs/scale.db", out;
   int threads = 0;
   bool quiet = false, json = false, no_run = false;
+  // Stop a trial once it can no longer lower its study's steps-to-result (run/racing.h,
+  // stop_when_outraced_to_goal): the studies' results and best trials are unchanged, the trials'
+  // own outcomes are not (a stopped trial may have reached later).
+  bool race = false;
 };
 
 // What only pacer-train can do for scale (the light pacer has none and hands such a command on).

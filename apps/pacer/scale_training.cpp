@@ -41,6 +41,7 @@ int run_scale(const ScaleArgs& a) {
   options.progress = &progress;
   options.trial_process = "/proc/self/exe";  // a Python submission's or plugin's trials: contained
   options.trial_process_threads = threads;
+  options.race = a.race;  // by the trials' goal (run/racing.h), whatever the studies' ruleset
   const WorkerReport worker = run_tuning_worker(a.store, studies, options);
 
   print_scaling_report(a, read_scaling_study(store, studies, plan.goal, {a.request.perfect, a.request.maximal}));

@@ -36,6 +36,23 @@ std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
   });
 }
 
+std::shared_ptr<const StopRule> stop_when_outraced_to_goal(TrainingGoal goal,
+                                                           std::shared_ptr<const std::atomic<int64_t>> best_step) {
+  return stop_rule_from(StopReason::race_study_best, [goal = std::move(goal), best_step](const TrialProgress& p) {
+    const int64_t bound = best_step->load();
+    if (bound < 0) return false;
+    const auto& evals = p.state.evals;
+    const bool past = p.state.step > bound || (!evals.empty() && evals.back().step >= bound);
+    if (!past) return false;
+    for (const EvalRecord& e : evals) {
+      if (e.step > bound) break;
+      auto v = e.metrics.find(goal.metric);
+      if (v != e.metrics.end() && std::isfinite(v->second) && goal.reached_by(v->second)) return false;
+    }
+    return true;
+  });
+}
+
 std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, double eval_period_sec,
                                                      std::shared_ptr<const FastestBound> fastest) {
   const std::string key = "validation/" + workload.target_metric;
@@ -66,8 +83,11 @@ std::shared_ptr<const StopRule> stop_past_the_cutoff(WorkloadSpec workload, doub
 std::function<void()> add_racing(TrialLedger& ledger, const RacingOptions& options, const StudyRecord& study,
                                  const WorkloadSpec& workload, const TrialSpec& spec, StopRules& rules,
                                  const std::function<void(const std::function<void()>&)>& timed) {
-  std::shared_ptr<std::atomic<int64_t>> best_index;
-  if (study.ruleset == "external") {
+  std::shared_ptr<std::atomic<int64_t>> best_index, best_goal_step;
+  if (spec.goal) {
+    best_goal_step = std::make_shared<std::atomic<int64_t>>(-1);
+    rules.push_back(stop_when_outraced_to_goal(*spec.goal, best_goal_step));
+  } else if (study.ruleset == "external") {
     best_index = std::make_shared<std::atomic<int64_t>>(-1);
     rules.push_back(stop_when_outraced(workload, best_index));
   }
@@ -77,7 +97,13 @@ std::function<void()> add_racing(TrialLedger& ledger, const RacingOptions& optio
       options.cutoff && spec.eval_every_steps == 0 && spec.eval_at_steps.empty() && !options.checkpointing;
   if (cutoff) rules.push_back(stop_past_the_cutoff(workload, workload.eval_period_sec, fastest));
   auto last_cutoff_read = std::make_shared<std::optional<std::chrono::steady_clock::time_point>>();
-  auto refresh = [&ledger, timed, best_index, fastest, cutoff, last_cutoff_read] {
+  const std::optional<TrainingGoal> goal = spec.goal;
+  auto refresh = [&ledger, timed, best_index, best_goal_step, goal, fastest, cutoff, last_cutoff_read] {
+    if (best_goal_step) {
+      std::optional<int64_t> best;
+      timed([&] { best = ledger.best_steps_to_goal(*goal); });
+      best_goal_step->store(best ? *best : -1);
+    }
     if (best_index) {
       std::optional<int64_t> best;
       timed([&] { best = ledger.best_eval_index_to_target(); });

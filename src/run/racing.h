@@ -30,6 +30,14 @@ namespace pacer {
 std::shared_ptr<const StopRule> stop_when_outraced(WorkloadSpec workload,
                                                    std::shared_ptr<const std::atomic<int64_t>> best_eval_index);
 
+// The same for a trial with a goal (a scaling study's: TrialSpec::goal), whose study's result is the
+// fewest steps at which a trial's eval was strictly better than the goal (scale/steps_to_result.h):
+// a trial whose evals up to step S (the fewest such steps among the study's finished trials, held
+// in `best_step`; -1: none yet) all missed the goal can only reach it later, so it stops once it is
+// past S. Ties go on (the study's best trial is then picked by index, as without racing).
+std::shared_ptr<const StopRule> stop_when_outraced_to_goal(TrainingGoal goal,
+                                                           std::shared_ptr<const std::atomic<int64_t>> best_step);
+
 // The bound of AlgoPerf's performance-ratio cut-off (r_max = 4): upper bounds F on the fastest
 // median time to target (seconds and steps) that any other submission compared with this one
 // will end with on this workload; infinite while unknown. The caller refreshes them.
@@ -52,7 +60,7 @@ struct RacingOptions {
 };
 
 // Adds the racing rules to `rules` (a trial's extra stop rules: the study-best rule for an
-// external study; the cut-off when asked for and `spec` evaluates by time) and returns their
+// external study, or by the goal for a trial that has one, any ruleset; the cut-off when asked for and `spec` evaluates by time) and returns their
 // refresh, already run once: the
 // study's best eval index, and the cut-off's bound at most every 10 s (it reads every study of
 // the workload; the ledger adds a board's fixed times). `timed` wraps each read (the worker counts them).

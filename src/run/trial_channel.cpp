@@ -192,6 +192,17 @@ std::optional<int64_t> ChannelLedger::best_eval_index_to_target() {
   return value.get<int64_t>();
 }
 
+std::optional<int64_t> ChannelLedger::best_steps_to_goal(const TrainingGoal& goal) {
+  const Json value = Json::parse(request(Json{{"op", "best_goal_steps"},
+                                              {"metric", goal.metric},
+                                              {"value", goal.value},
+                                              {"higher_is_better", goal.higher_is_better}}
+                                             .dump()))
+                         .at("value");
+  if (value.is_null()) return std::nullopt;
+  return value.get<int64_t>();
+}
+
 FastestTimes ChannelLedger::fastest() {
   const Json j = Json::parse(request(Json{{"op", "fastest"}}.dump()));
   return FastestTimes{to_number(j.at("seconds")), to_number(j.at("steps"))};
@@ -301,6 +312,13 @@ std::string TrialChannelServer::answer(const std::string& line, StoreLedger& led
   };
   if (op == "heartbeat") return Json{{"ok", true}, {"ours", ledger.heartbeat()}}.dump();
   if (op == "best_index") return Json{{"ok", true}, {"value", optional_json(ledger.best_eval_index_to_target())}}.dump();
+  if (op == "best_goal_steps") {
+    const TrainingGoal goal = parsed([&] {
+      return TrainingGoal{request.at("metric").get<std::string>(), request.at("value").get<double>(),
+                          request.at("higher_is_better").get<bool>()};
+    });
+    return Json{{"ok", true}, {"value", optional_json(ledger.best_steps_to_goal(goal))}}.dump();
+  }
   if (op == "fastest") {
     const FastestTimes f = ledger.fastest();
     return Json{{"ok", true}, {"seconds", number(f.seconds)}, {"steps", number(f.steps)}}.dump();

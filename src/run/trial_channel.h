@@ -41,6 +41,7 @@ class ChannelLedger : public TrialLedger {
   void finish(const TrialOutcome& outcome) override;
   void release(const std::string& message) override;
   std::optional<int64_t> best_eval_index_to_target() override;
+  std::optional<int64_t> best_steps_to_goal(const TrainingGoal& goal) override;
   FastestTimes fastest() override;
 
  private:

@@ -1,5 +1,6 @@
 #include "run/trial_ledger.h"
 
+#include <cmath>
 #include <utility>
 
 namespace pacer {
@@ -42,6 +43,21 @@ void StoreLedger::finish(const TrialOutcome& outcome) { store_.finish_trial(tria
 void StoreLedger::release(const std::string& message) { store_.release_trial(trial_.id, owner_, message); }
 
 std::optional<int64_t> StoreLedger::best_eval_index_to_target() { return store_.best_eval_index_to_target(study_.id); }
+
+std::optional<int64_t> StoreLedger::best_steps_to_goal(const TrainingGoal& goal) {
+  std::optional<int64_t> best;
+  for (const TrialRecord& t : store_.trials(study_.id)) {
+    if (!is_terminal(t.status) || t.status == StoredTrialStatus::diverged) continue;
+    for (const EvalRecord& e : store_.evals(t.id, t.attempts)) {
+      auto v = e.metrics.find(goal.metric);
+      if (v != e.metrics.end() && std::isfinite(v->second) && goal.reached_by(v->second)) {
+        if (!best || e.step < *best) best = e.step;
+        break;
+      }
+    }
+  }
+  return best;
+}
 
 FastestTimes StoreLedger::fastest() { return (bounds_ ? *bounds_ : RaceBounds()).fastest(store_, study_); }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/eval_record.h"
+#include "catalog/trial_spec.h"
 #include "core/trial_outcome.h"
 #include "store/study_store.h"
 #include "tune/race_bounds.h"
@@ -34,6 +35,9 @@ class TrialLedger {
   // Racing's reads (run/racing.h): the smallest eval index at which a finished trial of the study
   // reached its target, and the 4x cut-off's bounds (tune/race_bounds.h).
   virtual std::optional<int64_t> best_eval_index_to_target() = 0;
+  // The fewest steps at which a finished, not diverged trial of the study had an eval strictly
+  // better than `goal` (a scaling study's result, scale/steps_to_result.h).
+  virtual std::optional<int64_t> best_steps_to_goal(const TrainingGoal& goal) = 0;
   virtual FastestTimes fastest() = 0;
 };
 
@@ -51,6 +55,7 @@ class StoreLedger : public TrialLedger {
   void finish(const TrialOutcome& outcome) override;
   void release(const std::string& message) override;
   std::optional<int64_t> best_eval_index_to_target() override;
+  std::optional<int64_t> best_steps_to_goal(const TrainingGoal& goal) override;
   FastestTimes fastest() override;
 
  private:

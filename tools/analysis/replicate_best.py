@@ -10,6 +10,12 @@ and momentum+adasum) are compared on equal, replicated footing.
   tools/analysis/replicate_best.py runs/adasum_vs_mean --virtual-workers 8 --seeds 5 --eval-every 5 \
       --max-steps 400 --out runs/adasum_vs_mean/replicated
 
+With --worker-batch N (a study run with `pacer scale --worker-batch N`) batch size B runs B / N
+virtual workers. --eval-every 0 evaluates every max(1, S / --resolution) steps, S the study's
+steps-to-result of that point: a fixed relative resolution at every batch size. Resumable: a seed
+whose folder holds a finished trial (trial.json) is read, not run again; --only SERIES restricts
+the series (a comma-separated list).
+
 Series names follow `pacer scale`: ALGORITHM[+COMBINE[-delta]]. Writes OUT/replicated.json and a
 Markdown table on standard output.
 """
@@ -48,6 +54,10 @@ def main():
     p.add_argument("--eval-every", type=int, default=5)
     p.add_argument("--max-steps", type=int, default=400)
     p.add_argument("--virtual-workers", type=int, default=1)
+    p.add_argument("--worker-batch", type=int, help="examples per virtual worker (batch / N workers)")
+    p.add_argument("--resolution", type=int, default=100,
+                   help="with --eval-every 0: evals per study steps-to-result")
+    p.add_argument("--only", help="comma-separated series names")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", help="default: STUDY_DIR/replicated")
     a = p.parse_args()
@@ -59,33 +69,47 @@ def main():
     goal = report["goal"]
     metric, value, higher = goal["metric"], goal["value"], goal["higher_is_better"]
     results = []
+    only = set(a.only.split(",")) if a.only else None
     for series in report["series"]:
+        if only is not None and series["name"] not in only:
+            continue
         algorithm, extra = series_options(series["name"])
-        if a.virtual_workers > 1 and extra:
-            extra += ["--virtual-workers", str(a.virtual_workers)]
         for row in series["batch_sizes"]:
             hp = row["best_hyperparameters"]
             if not hp:
                 continue
+            workers = a.virtual_workers
+            if a.worker_batch:
+                if row["batch_size"] % a.worker_batch:
+                    sys.exit(f"replicate_best.py: batch size {row['batch_size']} is not a multiple of "
+                             f"--worker-batch {a.worker_batch}")
+                workers = row["batch_size"] // a.worker_batch
+            workers_options = ["--virtual-workers", str(workers)] if workers > 1 and extra else []
+            eval_every = a.eval_every or max(1, row["steps_to_result"] // a.resolution)
             steps = []
             for seed in range(1, a.seeds + 1):
                 folder = os.path.join(out, f"{series['name']}@b{row['batch_size']}", f"seed_{seed}")
                 cmd = [a.pacer, "run", "-w", report["workload"], "-a", algorithm, "--seed", str(seed),
                        "--batch-size", str(row["batch_size"]), "--max-steps", str(a.max_steps),
-                       "--eval-every", str(a.eval_every), "--ignore-targets", "--threads", str(a.threads), "-q",
+                       "--eval-every", str(eval_every), "--ignore-targets", "--threads", str(a.threads), "-q",
                        "--budget", "1e9",  # steps decide, as in the study: no time budget
-                       "--out", folder] + extra
+                       "--out", folder] + extra + workers_options
                 for k, v in hp.items():
                     cmd += ["--set", f"{k}={v!r}"]
-                done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                if done.returncode != 0:
-                    sys.exit(f"replicate_best.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
+                if not os.path.exists(os.path.join(folder, "trial.json")):
+                    if os.path.isdir(folder):  # an interrupted seed: its partial files are replaced
+                        for name in os.listdir(folder):
+                            os.remove(os.path.join(folder, name))
+                    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                    if done.returncode != 0:
+                        sys.exit(f"replicate_best.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
                 with open(os.path.join(folder, "eval_measurements.csv")) as f:
                     steps.append(first_step_better(list(csv.DictReader(f)), metric, value, higher))
                 print(f"{series['name']} b{row['batch_size']} seed {seed}: {steps[-1]}", file=sys.stderr)
             reached = sorted(s for s in steps if s is not None)
             results.append({
                 "series": series["name"], "batch_size": row["batch_size"], "hyperparameters": hp,
+                "virtual_workers": workers, "eval_every": eval_every,
                 "study_steps_to_result": row["steps_to_result"], "steps_per_seed": steps,
                 "reached": len(reached), "median": statistics.median(reached) if len(reached) == len(steps) else None,
                 "min": reached[0] if reached else None, "max": reached[-1] if reached else None,
@@ -93,13 +117,14 @@ def main():
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "replicated.json"), "w") as f:
         json.dump({"goal": goal, "seeds": a.seeds, "eval_every": a.eval_every, "max_steps": a.max_steps,
-                   "virtual_workers": a.virtual_workers, "results": results}, f, indent=2)
-    print(f"| series | batch size | study's steps | steps per seed (eval every {a.eval_every}) | median |")
-    print("| --- | --- | --- | --- | --- |")
+                   "virtual_workers": a.virtual_workers, "worker_batch": a.worker_batch, "results": results}, f, indent=2)
+    print("| series | batch size | study's steps | eval every | steps per seed | median |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for r in results:
         per_seed = ", ".join("never" if s is None else str(s) for s in r["steps_per_seed"])
         median = "-" if r["median"] is None else f"{r['median']:g}"
-        print(f"| {r['series']} | {r['batch_size']} | {r['study_steps_to_result']} | {per_seed} | {median} |")
+        print(f"| {r['series']} | {r['batch_size']} | {r['study_steps_to_result']} | {r['eval_every']} | {per_seed} "
+              f"| {median} |")
 
 
 if __name__ == "__main__":
