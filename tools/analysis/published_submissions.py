@@ -17,6 +17,7 @@ steps run, or the exit status), the first error of each failure, and the count t
 everywhere; writes OUT/results.json and each run's stderr to OUT/logs/.
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -125,6 +126,7 @@ def main():
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs/published"))
     parser.add_argument("--only", default="")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--jobs", type=int, default=1, help="runs at a time (each on one thread)")
     args = parser.parse_args()
     if not args.clone.is_dir():
         sys.exit(f"published_submissions.py: {args.clone}: not a folder (a local copy of mlcommons/submissions_algorithms)")
@@ -137,17 +139,22 @@ def main():
             sys.exit(f"published_submissions.py: --pacer {label}={path}: not an executable")
     workloads = [w for w in args.workload.split(",") if w]
     (args.out / "logs").mkdir(parents=True, exist_ok=True)
-    rows = []
+    tasks = []
     for folder in submissions(args.clone.resolve(), args.only):
         rel = folder.relative_to(args.clone.resolve()).as_posix()
-        for label, pacer in pacers:
-            for workload in workloads:
-                row = run_one(pacer, folder, rel, workload, args)
-                row["pacer"] = label
-                name = f"{rel.replace('/', '__')}__{label}__{workload}"
-                (args.out / "logs" / f"{name}.err").write_text(row.pop("stderr"))
-                rows.append(row)
-                print(f"{rel} [{label}, {workload}]: {row['result']} ({row['steps']} steps)", file=sys.stderr, flush=True)
+        tasks += [(folder, rel, label, pacer, workload) for label, pacer in pacers for workload in workloads]
+
+    def run_task(task):
+        folder, rel, label, pacer, workload = task
+        row = run_one(pacer, folder, rel, workload, args)
+        row["pacer"] = label
+        name = f"{rel.replace('/', '__')}__{label}__{workload}"
+        (args.out / "logs" / f"{name}.err").write_text(row.pop("stderr"))
+        print(f"{rel} [{label}, {workload}]: {row['result']} ({row['steps']} steps)", file=sys.stderr, flush=True)
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        rows = list(pool.map(run_task, tasks))  # in the tasks' order, whatever order they end in
     (args.out / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
     columns = [(label, w) for label, _ in pacers for w in workloads]
     print("Each cell: the steps run of " + str(args.steps) + " (the submission trained), or the exit status.\n")
