@@ -28,10 +28,10 @@ job() {  # job OPTIMIZER SERIES
   "$P" scale -w fmnist_mlp -a "$o" --space "spaces/adasum_claims/$o.json" "${combine[@]}" --worker-batch 64 \
     --batch-sizes 128:16384 --trials 8 --max-steps $MAX_STEPS --evals 40 --eval-spacing log --goal $GOAL --race \
     --seed 62 --sampler-seed 62 --threads 1 -q --store "$dir/scale.db" --out "$dir" > "$dir/scale.log" 2>&1 ||
-    { echo "$(date -u +%FT%TZ) $o $series: pacer scale exited $? (see $dir/scale.log)"; return 1; }
+    { local rc=$?; echo "$(date -u +%FT%TZ) $o $series: pacer scale exited $rc (see $dir/scale.log)"; return 1; }
   tools/analysis/replicate_best.py "$dir" --pacer "$P" --worker-batch 64 --seeds 5 --eval-every 0 --resolution 100 \
     --max-steps $MAX_STEPS --out "$dir/replicated" > "$dir/replicated.md" 2> "$dir/replicated.log" ||
-    { echo "$(date -u +%FT%TZ) $o $series: replication exited $? (see $dir/replicated.log)"; return 1; }
+    { local rc=$?; echo "$(date -u +%FT%TZ) $o $series: replication exited $rc (see $dir/replicated.log)"; return 1; }
   echo "$(date -u +%FT%TZ) done $o $series"
 }
 export -f job
