@@ -59,11 +59,12 @@ struct RacingOptions {
   bool checkpointing = false;          // checkpoints take off-clock time between evals: no cut-off then
 };
 
-// Adds the racing rules to `rules` (a trial's extra stop rules: the study-best rule for an
-// external study, or by the goal for a trial that has one, any ruleset; the cut-off when asked for and `spec` evaluates by time) and returns their
-// refresh, already run once: the
-// study's best eval index, and the cut-off's bound at most every 10 s (it reads every study of
-// the workload; the ledger adds a board's fixed times). `timed` wraps each read (the worker counts them).
+// Adds the racing rules to `rules` (a trial's extra stop rules: for a trial with a goal, the rule by
+// its goal, any ruleset; else the study-best rule for an external study; the cut-off when asked
+// for and `spec` evaluates by time) and returns their refresh, already run once: the study's best
+// (steps to the goal, or eval index to the target), and the cut-off's bound at most every 10 s (it
+// reads every study of the workload; the ledger adds a board's fixed times). `timed` wraps each
+// read (the worker counts them).
 std::function<void()> add_racing(TrialLedger& ledger, const RacingOptions& options, const StudyRecord& study,
                                  const WorkloadSpec& workload, const TrialSpec& spec, StopRules& rules,
                                  const std::function<void(const std::function<void()>&)>& timed);
