@@ -700,7 +700,8 @@ TEST_F(ScoreCliTest, TheLightPacerScoresAlgoPerfLogsWithoutLibTorchAndHandsTrain
             std::string::npos) << trained.err;
   EXPECT_FALSE(fs::exists(dir_ + "/run"));
   EXPECT_EQ(plugin.code, 1);  // a plugin is loaded by the training program
-  EXPECT_NE(plugin.err.find("for 'pacer list'"), std::string::npos) << plugin.err;
+  EXPECT_NE(plugin.err.find("for 'pacer list' ('./libnothing.so' is loaded by the training program)"),
+            std::string::npos) << plugin.err;  // the light command's why, named
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "pacer: error: --budget: 'nan' is not a finite number\n");
   EXPECT_EQ(contained.code, 1);

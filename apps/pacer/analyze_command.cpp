@@ -24,7 +24,7 @@ struct AnalyzeArgs {
 
 }  // namespace
 
-Action add_analyze_command(CLI::App& app) {
+Action add_analyze_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<AnalyzeArgs>();
   app.add_option("store", a->store, "Study store (SQLite file or postgresql:// URI)")->required();
   app.add_option("study", a->study,

@@ -107,13 +107,13 @@ void add_board_process_options(CLI::App& app, const std::shared_ptr<BoardArgs>& 
 
 }  // namespace
 
-Action add_board_command(CLI::App& app, int argc, char** argv) {
+Action add_board_command(CLI::App& app, const CommandContext& context) {
   auto a = std::make_shared<BoardArgs>();
   add_board_request_options(app, a);
   add_board_process_options(app, a);
   add_trial_spec_options(app, a->trial);
 
-  const std::vector<std::string> base_args = worker_base_args(argc, argv);
+  const std::vector<std::string> base_args = worker_base_args(context.argc, context.argv);
   return [a, base_args]() -> int { return run_board_command(a.get(), base_args); };
 }
 

@@ -59,7 +59,7 @@ class WorkFolder {
 
 }  // namespace
 
-Action add_check_command(CLI::App& app) {
+Action add_check_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<CheckArgs>();
   app.add_option("-a,--algorithm", a->algorithm,
                  "Training algorithm: a name (see pacer list), a plugin library (./libx.so) or a Python submission")

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "input_guards.h"
+#include "training_layer.h"
 #include "training_program.h"
 #include "core/error.h"
 #include "tune/contained_trial.h"
@@ -15,57 +16,67 @@ namespace {
 
 using Commands = std::vector<std::pair<CLI::App*, pacer::cli::Action>>;
 
-// Every command, in `pacer --help` order. Which of them a program runs itself is what its adders
-// say (main.cpp: the light pacer's; train_main.cpp: all).
+// Every command, in `pacer --help` order, with its light half (in both programs), or null for a
+// command that only trains: the training layer's (training_layer.h), handed on by the light pacer.
 struct CommandEntry {
   const char* name;
   const char* what;
+  pacer::cli::CommandAdder light;
+  bool hidden = false;  // internal: the processes pacer starts of itself
 };
 const CommandEntry kCommands[] = {
-    {"list", "List workloads (targets, budgets, variants) and algorithms (hyperparameters)"},
-    {"run", "Run one timed trial: workload x algorithm x hyperparameters x seed"},
-    {"score", "Score submissions from their logs: time-to-target, performance profiles, leaderboard"},
-    {"report", "Write a self-contained HTML report of a `pacer score --out` folder"},
-    {"tune", "Tuning studies (AlgoPerf external/self-tuning rulesets) in a resumable study store"},
-    {"board", "A whole benchmark board: algorithms x suite x rulesets (+ reruns) in one store, resumable, scored"},
-    {"study", "Inspect a study store: pacer study list|show STORE"},
-    {"scale", "Batch-size scaling study: steps-to-result vs batch size, regimes, critical batch size"},
-    {"launch", "Start N local processes of a command as one data-parallel job (torchrun-style)"},
-    {"targets", "Set a workload's targets and budget by AlgoPerf's procedure (resumable)"},
-    {"probe", "Batch-size probe (throughput, memory, bottleneck) or --stability probe"},
-    {"analyze", "The playbook's checks on a tuning study: boundaries, trials, curves"},
-    {"check", "Check that an algorithm's state() holds what its updates depend on (a resume matches)"},
+    {"list", "List workloads (targets, budgets, variants) and algorithms (hyperparameters)", pacer::cli::add_list_command},
+    {"run", "Run one timed trial: workload x algorithm x hyperparameters x seed", pacer::cli::add_run_command},
+    {"score", "Score submissions from their logs: time-to-target, performance profiles, leaderboard",
+     pacer::cli::add_score_command},
+    {"report", "Write a self-contained HTML report of a `pacer score --out` folder", pacer::cli::add_report_command},
+    {"tune", "Tuning studies (AlgoPerf external/self-tuning rulesets) in a resumable study store", nullptr},
+    {"board", "A whole benchmark board: algorithms x suite x rulesets (+ reruns) in one store, resumable, scored", nullptr},
+    {"study", "Inspect a study store: pacer study list|show STORE", pacer::cli::add_study_command},
+    {"scale", "Batch-size scaling study: steps-to-result vs batch size, regimes, critical batch size",
+     pacer::cli::add_scale_command},
+    {"launch", "Start N local processes of a command as one data-parallel job (torchrun-style)", nullptr},
+    {"targets", "Set a workload's targets and budget by AlgoPerf's procedure (resumable)", pacer::cli::add_targets_command},
+    {"probe", "Batch-size probe (throughput, memory, bottleneck) or --stability probe", nullptr},
+    {"analyze", "The playbook's checks on a tuning study: boundaries, trials, curves", pacer::cli::add_analyze_command},
+    {"check", "Check that an algorithm's state() holds what its updates depend on (a resume matches)", nullptr},
 #ifdef PACER_WITH_SERVE  // off in a device build (PACER_WITH_SERVE=OFF: no cpp-httplib there)
-    {"serve", "Watch a study store live in the browser: studies, leaderboard, trials, curves (read-only)"},
+    {"serve", "Watch a study store live in the browser: studies, leaderboard, trials, curves (read-only)",
+     pacer::cli::add_serve_command},
 #endif
-    // Hidden (no group): the process in which a worker runs an untrusted algorithm's trial.
-    {"contained-trial", "A tuning worker's contained trial (internal)"},
-    {"describe-algorithms", "Load algorithm files in a contained process and describe them (internal)"},
+    {"contained-trial", "A tuning worker's contained trial (internal)", nullptr, true},
+    {"describe-algorithms", "Load algorithm files in a contained process and describe them (internal)", nullptr, true},
 };
+
+// The adder of a command in this program: its light half, else the training layer's; null when
+// the command only trains and this program has no training layer.
+pacer::cli::CommandAdder adder_of(const CommandEntry& entry, const pacer::cli::TrainingLayer* training) {
+  if (entry.light) return entry.light;
+  return training ? training->command(entry.name) : nullptr;
+}
 
 // A command this program does not have: listed by --help; never parsed here (run_cli hands its
 // command line to the training program first).
-pacer::cli::Action training_program_command(CLI::App& command, int argc, char** argv) {
+pacer::cli::Action handed_on_command(CLI::App& command) {
   command.allow_extras();
-  return [argc, argv] { return pacer::cli::exec_training_program(argc, argv); };
+  return [] { return pacer::cli::Outcome::hand_on(""); };
 }
 
-Commands add_commands(CLI::App& app, const pacer::cli::CommandAdders& adders, int argc, char** argv) {
+Commands add_commands(CLI::App& app, const pacer::cli::CommandContext& context) {
   Commands commands;
   for (const auto& entry : kCommands) {
     CLI::App* command = app.add_subcommand(entry.name, entry.what);
-    const auto adder = adders.find(entry.name);
-    commands.emplace_back(command, adder == adders.end() ? training_program_command(*command, argc, argv)
-                                                         : adder->second(*command));
-    if (std::string(entry.name) == "contained-trial" || std::string(entry.name) == "describe-algorithms") command->group("");
+    const pacer::cli::CommandAdder add = adder_of(entry, context.training);
+    commands.emplace_back(command, add ? add(*command, context) : handed_on_command(*command));
+    if (entry.hidden) command->group("");
   }
   return commands;
 }
 
 // A command of the table that this program has no adder for.
-bool handed_on(const char* word, const pacer::cli::CommandAdders& adders) {
+bool handed_on(const char* word, const pacer::cli::TrainingLayer* training) {
   for (const auto& entry : kCommands)
-    if (word == std::string(entry.name)) return adders.find(entry.name) == adders.end();
+    if (word == std::string(entry.name)) return adder_of(entry, training) == nullptr;
   return false;
 }
 
@@ -106,10 +117,11 @@ std::string parse_error_message(const CLI::ParseError& e, const Commands& comman
 int run_parsed(const Commands& commands, int argc, char** argv) {
   try {
     for (const auto& [command, action] : commands) {
-      if (command->parsed()) return action();
+      if (!command->parsed()) continue;
+      const pacer::cli::Outcome outcome = action();
+      if (outcome.handed_on()) return pacer::cli::exec_training_program(argc, argv, outcome.why());
+      return outcome.exit_status();
     }
-  } catch (const pacer::cli::NeedsTrainingProgram&) {
-    return pacer::cli::exec_training_program(argc, argv);
   } catch (const pacer::InputError& e) {
     std::fprintf(stderr, "pacer: error: %s\n", e.what());
     pacer::mark_input_error_for_parent();  // a trial's process: its exit 2 is bad input, not a crash
@@ -123,12 +135,12 @@ int run_parsed(const Commands& commands, int argc, char** argv) {
 
 }  // namespace
 
-int pacer::cli::run_cli(int argc, char** argv, const CommandAdders& adders) {
-  if (argc > 1 && handed_on(argv[1], adders)) return exec_training_program(argc, argv);
+int pacer::cli::run_cli(int argc, char** argv, const TrainingLayer* training) {
+  if (argc > 1 && handed_on(argv[1], training)) return exec_training_program(argc, argv);
   CLI::App app{"pacer: measure, compare and tune neural-network training algorithms by time-to-result"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "pacer 0.1.0");
-  const Commands commands = add_commands(app, adders, argc, argv);
+  const Commands commands = add_commands(app, {argc, argv, training});
   pacer::cli::guard_numeric_options(app);
   // A first word that is neither a command nor an option: say so (CLI11 only says a command is
   // required).

@@ -1,22 +1,18 @@
 #pragma once
-// What the two programs share: the table of commands (names and descriptions: `pacer --help`
-// lists them all), parsing, one-line error messages and exit codes. The light `pacer` (main.cpp)
-// has the commands that only read and hands the others, with the whole command line, to the
-// training program (training_program.h); `pacer-train` (train_main.cpp) has every command.
+// What the two programs share: the table of commands (names, descriptions, each one's light half
+// or "only trains": `pacer --help` lists them all), parsing, one-line error messages and exit
+// codes. The light `pacer` (main.cpp) runs it without a training layer and hands the commands that
+// need one, with the whole command line, to the training program (training_program.h);
+// `pacer-train` (train_main.cpp) runs it with its training layer (training_layer.h).
 //
-//   return pacer::cli::run_cli(argc, argv, {{"score", pacer::cli::add_score_command}, ...});
-#include <functional>
-#include <map>
-#include <string>
-
+//   return pacer::cli::run_cli(argc, argv, nullptr);          // the light pacer
+//   return pacer::cli::run_cli(argc, argv, &training_layer);  // pacer-train
 #include "commands.h"
 
 namespace pacer::cli {
 
-using CommandAdders = std::map<std::string, std::function<Action(CLI::App&)>>;
-
-// Parses the command line and runs the command. A command of the table without an adder here runs
-// in the training program (so does one whose action throws NeedsTrainingProgram).
-int run_cli(int argc, char** argv, const CommandAdders& adders);
+// Parses the command line and runs the command. Without `training`, a command that only trains is
+// handed on before parsing, and one whose action returns Outcome::hand_on after it.
+int run_cli(int argc, char** argv, const TrainingLayer* training);
 
 }  // namespace pacer::cli

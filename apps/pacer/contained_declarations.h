@@ -18,7 +18,6 @@ namespace pacer::cli {
 // Loads the files in `pacer-train describe-algorithms`, restricted as a trial on `clock` is.
 DescribeInContainedProcess contained_describer(ClockKind clock);
 
-// Hidden: that process.
-Action add_describe_algorithms_command(CLI::App& app);
+// Hidden: that process is add_describe_algorithms_command (commands.h).
 
 }  // namespace pacer::cli

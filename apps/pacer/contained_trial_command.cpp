@@ -26,7 +26,7 @@ struct ContainedTrialArgs {
 
 }  // namespace
 
-Action add_contained_trial_command(CLI::App& app) {
+Action add_contained_trial_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<ContainedTrialArgs>();
   WorkerOptions& o = a->options;
   app.add_option("--store", a->store)->required();

@@ -73,7 +73,7 @@ DescribeInContainedProcess contained_describer(ClockKind clock) {
   };
 }
 
-Action add_describe_algorithms_command(CLI::App& app) {
+Action add_describe_algorithms_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<DescribeArgs>();
   app.add_option("--clock", a->clock);
   app.add_option("--out-fd", a->out_fd)->required();

@@ -43,7 +43,7 @@ class InterruptCounter {
 
 }  // namespace
 
-Action add_launch_command(CLI::App& app) {
+Action add_launch_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<LaunchRequest>();
   app.add_option("-n,--nproc,--nproc-per-node,--nproc_per_node", a->layout.processes,
                  "Processes on this node (local ranks 0..N-1)")

@@ -72,7 +72,7 @@ int run_probe(ProbeArgs& a) {
 
 }  // namespace
 
-Action add_probe_command(CLI::App& app) {
+Action add_probe_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<ProbeArgs>();
   app.add_option("-w,--workload", a->workload, "Workload (see pacer list)")->required();
   app.add_option("-a,--algorithm", a->algorithm, "Training algorithm: a name, a plugin library or a Python submission (.py or its folder)")->required();

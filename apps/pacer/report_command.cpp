@@ -18,7 +18,7 @@ struct ReportArgs {
 
 }  // namespace
 
-Action add_report_command(CLI::App& app) {
+Action add_report_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<ReportArgs>();
   app.add_option("dir", a->dir, "A folder written by `pacer score --out` or `pacer scale --out`")->required();
   app.add_option("-o,--out", a->out, "HTML file to write (default: DIR/report.html)");

@@ -10,6 +10,7 @@
 #include "input_guards.h"
 #include "interrupt.h"
 #include "run_command.h"
+#include "training_layer.h"
 #include "training_program.h"
 #include "catalog/algorithm_reference.h"
 #include "catalog/workload_specs.h"
@@ -44,20 +45,20 @@ namespace {
 // The light pacer's: the arguments checked here (bad input ends here, exit 2, without LibTorch);
 // the contained copy of an untrusted algorithm's trial started as pacer-train and waited for;
 // anything else handed to pacer-train.
-int check_and_hand_on(RunArgs& a) {
+Outcome check_and_hand_on(RunArgs& a) {
   prepare_run(a, /*warn=*/false);
   const std::string program = training_program_path();
   if (in_contained_copy() || !algorithm_reference(a.request.algorithm).untrusted() || ::access(program.c_str(), X_OK) != 0)
-    throw NeedsTrainingProgram("run trains");  // exec_training_program says why it cannot start one
+    return Outcome::hand_on("run trains");  // exec_training_program says why it cannot start one
   if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, contained_copy_limit_sec(a),
                                         install_interrupt_handler(), program))
     return *code;
-  throw NeedsTrainingProgram("run trains");
+  return Outcome::hand_on("run trains");
 }
 
 }  // namespace
 
-Action add_run_command(CLI::App& app, int argc, char** argv, int (*train)(RunArgs&)) {
+Action add_run_command(CLI::App& app, const CommandContext& context) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload name (see pacer list)")->required();
   app.add_option("-a,--algorithm", a->request.algorithm, "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python submission (a .py file or its folder)")->required();
@@ -100,10 +101,10 @@ Action add_run_command(CLI::App& app, int argc, char** argv, int (*train)(RunArg
                  "Wall-clock seconds a Python submission's or plugin's trial may run in its own process before it "
                  "is killed and fails (default: 4 x its budget + 120 s)")->check(positive_number());
   a->clock_option = app.get_option_no_throw("--clock");
-  a->argv.assign(argv, argv + argc);
+  a->argv.assign(context.argv, context.argv + context.argc);
 
-  if (!train) return [a]() -> int { return check_and_hand_on(*a); };
-  return [a, train]() -> int { return train(*a); };
+  if (!context.training) return [a] { return check_and_hand_on(*a); };
+  return [a, training = context.training]() -> Outcome { return training->run(*a); };
 }
 
 }  // namespace pacer::cli

@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "input_guards.h"
 #include "scale_command.h"
-#include "training_program.h"
+#include "training_layer.h"
 #include "catalog/algorithm_reference.h"
 #include "core/output_folder.h"
 #include "store/study_store.h"
@@ -19,24 +19,28 @@
 namespace pacer::cli {
 namespace {
 
-// The light pacer's stand-ins for what loads LibTorch: a plugin or Python submission, or a step
-// budget in epochs (the training set's size is the data's), hands the command on. Without
-// --epochs the size only checks batch sizes, and --no-run creates no study to check.
-int64_t unknown_training_set_size(const std::string&, const std::string&, const std::string&) {
-  return std::numeric_limits<int64_t>::max();
+// The training set's size is the training layer's (it loads the workload's data). The light
+// pacer's stand-in: without --epochs the size only checks batch sizes, and --no-run creates no
+// study to check.
+TrainingSetSize training_set_size_in(const TrainingLayer* training) {
+  return [training](const std::string& workload, const std::string& data_dir, const std::string& device) {
+    return training ? training->training_set_size(workload, data_dir, device) : std::numeric_limits<int64_t>::max();
+  };
 }
 
-// --no-run: the studies of this plan as the store holds them, writing nothing there.
-int read_scale_command(const ScaleArgs& a, const ScaleTraining* training) {
+// --no-run: the studies of this plan as the store holds them, writing nothing there. Without a
+// training layer, a plugin or Python submission, or a step budget in epochs (the training set's
+// size is the data's), hands the command on.
+Outcome read_scale_command(const ScaleArgs& a, const TrainingLayer* training) {
   if (training) {
-    training->load_algorithm_files(a.request.algorithms);
+    training->declare_algorithm_files(a.request.algorithms);
   } else {
     for (const auto& value : a.request.algorithms)
       if (algorithm_reference(value).names_a_file())
-        throw NeedsTrainingProgram("'" + value + "' is loaded by the training program");
-    if (a.request.epochs > 0) throw NeedsTrainingProgram("--epochs needs the training set's size");
+        return Outcome::hand_on("'" + value + "' is loaded by the training program");
+    if (a.request.epochs > 0) return Outcome::hand_on("--epochs needs the training set's size");
   }
-  const ScalePlan plan = plan_scale(a.request, training ? training->training_set_size : unknown_training_set_size);
+  const ScalePlan plan = plan_scale(a.request, training_set_size_in(training));
   for (const auto& w : plan.warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
   if (!a.out.empty()) prepare_output_folder(a.out, "--out");
   const StudyStore store(a.store, StudyStoreOptions::reading());
@@ -62,7 +66,7 @@ void print_scaling_report(const ScaleArgs& a, const ScalingReport& report) {
                a.out.c_str());
 }
 
-Action add_scale_command(CLI::App& app, const ScaleTraining* training) {
+Action add_scale_command(CLI::App& app, const CommandContext& context) {
   auto a = std::make_shared<ScaleArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload")->required();
   app.add_option("-a,--algorithm", a->request.algorithms, "Algorithm(s), comma-separated, one curve each")->required()->delimiter(',');
@@ -115,10 +119,10 @@ Action add_scale_command(CLI::App& app, const ScaleTraining* training) {
   app.add_flag("--json", a->json, "The result as JSON on stdout (scaling.json's content) instead of the table");
 
   app.add_flag("--no-run", a->no_run, "Only read the studies from the store and write the report (runs nothing)");
-  return [a, training]() -> int {
+  return [a, training = context.training]() -> Outcome {
     if (a->no_run) return read_scale_command(*a, training);
-    if (!training) throw NeedsTrainingProgram("scale trains");
-    return training->run(*a);
+    if (!training) return Outcome::hand_on("scale trains");
+    return training->scale(*a);
   };
 }
 

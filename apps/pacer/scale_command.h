@@ -3,6 +3,7 @@
 // scaling study from the store (--no-run, scale_command.cpp); pacer-train runs it
 // (scale_training.cpp).
 #include <string>
+#include <vector>
 
 #include "scale/scale_request.h"
 #include "scale/scaling_study.h"
@@ -21,17 +22,12 @@ struct ScaleArgs {
   bool race = false;
 };
 
-// What only pacer-train can do for scale (the light pacer has none and hands such a command on).
-struct ScaleTraining {
-  int (*run)(const ScaleArgs& a);                            // the whole study
-  void (*load_algorithm_files)(const std::vector<std::string>& values);  // plugins, Python submissions
-  TrainingSetSize training_set_size;                         // loads the workload's data
-};
-
 // The table (or JSON) on stdout and, with --out, the files.
 void print_scaling_report(const ScaleArgs& a, const ScalingReport& report);
 
-// pacer-train's (scale_training.cpp).
-const ScaleTraining& scale_training();
+// pacer-train's (scale_training.cpp; its training layer calls them): the whole study; the plugins
+// and Python submissions of -a declared from a contained process (never loaded here).
+int run_scale(const ScaleArgs& a);
+void declare_scale_algorithms(const std::vector<std::string>& values);
 
 }  // namespace pacer::cli

@@ -14,10 +14,9 @@
 #include "workloads/training_set_size.h"
 
 namespace pacer::cli {
-namespace {
 
 // Plugins and Python submissions: declared from a contained process (their trials run contained,
-// on the wall clock); never loaded here.
+// on the wall clock).
 void declare_scale_algorithms(const std::vector<std::string>& values) {
   declare_algorithm_files(values, contained_describer(ClockKind::wall));
 }
@@ -46,13 +45,6 @@ int run_scale(const ScaleArgs& a) {
 
   print_scaling_report(a, read_scaling_study(store, studies, plan.goal, {a.request.perfect, a.request.maximal}));
   return worker.interrupted ? 130 : 0;
-}
-
-}  // namespace
-
-const ScaleTraining& scale_training() {
-  static const ScaleTraining training{run_scale, declare_scale_algorithms, training_set_size};
-  return training;
 }
 
 }  // namespace pacer::cli

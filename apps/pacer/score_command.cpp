@@ -48,7 +48,7 @@ CombinedSource read_inputs(const ScoreArgs& a) {
 
 }  // namespace
 
-Action add_score_command(CLI::App& app) {
+Action add_score_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<ScoreArgs>();
   a->options.rules = default_rules_name();
   app.add_option("submissions", a->submissions,

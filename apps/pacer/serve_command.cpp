@@ -20,7 +20,7 @@ struct ServeArgs {
 
 }  // namespace
 
-Action add_serve_command(CLI::App& app) {
+Action add_serve_command(CLI::App& app, const CommandContext& /*context*/) {
   auto a = std::make_shared<ServeArgs>();
   app.add_option("store", a->store, "A study store (SQLite file or postgresql:// URI) that pacer tune or pacer board writes")
       ->required();

@@ -67,7 +67,7 @@ int export_selected(const std::vector<SweepSummary>& sweeps, const StudyArgs& a)
 
 }  // namespace
 
-Action add_study_command(CLI::App& app) {
+Action add_study_command(CLI::App& app, const CommandContext& /*context*/) {
   app.require_subcommand(1);
   auto a = std::make_shared<StudyArgs>();
   const std::string kStore = "Study store (SQLite file or postgresql:// URI)";

@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "input_guards.h"
 #include "targets_command.h"
-#include "training_program.h"
+#include "training_layer.h"
 #include "trial_spec_options.h"
 #include "core/atomic_file.h"
 #include "core/output_folder.h"
@@ -58,7 +58,7 @@ TargetSetter make_target_setter(TargetsArgs& a) {
   return setter;
 }
 
-Action add_targets_command(CLI::App& app, int (*train)(TargetsArgs&)) {
+Action add_targets_command(CLI::App& app, const CommandContext& context) {
   auto a = std::make_shared<TargetsArgs>();
   app.add_option("-w,--workload", a->workload, "Workload whose targets to set")->required();
   app.add_option("--store", a->store, "Study store (SQLite file or postgresql:// URI) holding every run; the command resumes from it")
@@ -90,10 +90,10 @@ Action add_targets_command(CLI::App& app, int (*train)(TargetsArgs&)) {
   app.add_flag("-q,--quiet", a->quiet, "Only the summary");
   app.add_flag("--no-run", a->no_run,
                "Only read the record of a finished procedure from the store (runs nothing, writes nothing there)");
-  return [a, train]() -> int {
+  return [a, training = context.training]() -> Outcome {
     if (a->no_run) return read_targets_command(*a);
-    if (!train) throw NeedsTrainingProgram("targets trains");
-    return train(*a);
+    if (!training) return Outcome::hand_on("targets trains");
+    return training->targets(*a);
   };
 }
 

@@ -64,14 +64,15 @@ std::vector<std::string> with_read_once_copies(int argc, char** argv) {
 
 }  // namespace
 
-int exec_training_program(int argc, char** argv) {
+int exec_training_program(int argc, char** argv, const std::string& why) {
   const std::string program = training_program_path();
   const char* command = argc > 1 ? argv[1] : "";
+  const std::string because = why.empty() ? "" : " (" + why + ")";
   if (program.empty()) {
     std::fprintf(stderr,
-                 "pacer: error: 'pacer %s' trains, which needs the training program pacer-train (with LibTorch); "
-                 "it is not installed beside this pacer (or set PACER_TRAINING_PROGRAM)\n",
-                 command);
+                 "pacer: error: 'pacer %s' needs the training program pacer-train (with LibTorch)%s; it is not "
+                 "installed beside this pacer (or set PACER_TRAINING_PROGRAM)\n",
+                 command, because.c_str());
     return 1;
   }
   std::vector<std::string> handed = with_read_once_copies(argc, argv);
@@ -79,8 +80,8 @@ int exec_training_program(int argc, char** argv) {
   for (auto& a : handed) args.push_back(a.data());
   args.push_back(nullptr);
   ::execv(program.c_str(), args.data());
-  std::fprintf(stderr, "pacer: error: cannot start the training program %s for 'pacer %s': %s\n", program.c_str(),
-               command, std::strerror(errno));
+  std::fprintf(stderr, "pacer: error: cannot start the training program %s for 'pacer %s'%s: %s\n",
+               program.c_str(), command, because.c_str(), std::strerror(errno));
   return 1;
 }
 

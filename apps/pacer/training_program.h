@@ -5,23 +5,17 @@
 // still types one `pacer`.
 //
 //   if (trains) return pacer::cli::exec_training_program(argc, argv);   // returns only on failure
-#include <stdexcept>
 #include <string>
 
 namespace pacer::cli {
-
-// Thrown by a light command that finds it needs the training layer (e.g. `pacer list -a
-// ./libx.so`, which loads the plugin): the command line is handed to the training program.
-struct NeedsTrainingProgram : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // $PACER_TRAINING_PROGRAM, else pacer-train beside this executable, else ../libexec/pacer/
 // pacer-train from it (an install); empty when none is there.
 std::string training_program_path();
 
 // Replaces this process with the training program, given the same arguments. Returns only when it
-// cannot (not installed, not executable), having said why: the exit status to use (1).
-int exec_training_program(int argc, char** argv);
+// cannot (not installed, not executable), having said so with `why` the command needs it (a light
+// command's Outcome::hand_on): the exit status to use (1).
+int exec_training_program(int argc, char** argv, const std::string& why = "");
 
 }  // namespace pacer::cli

@@ -117,12 +117,12 @@ int run_tune_command(TuneArgs* a, const std::vector<std::string>& base_args) {
 
 }  // namespace
 
-Action add_tune_command(CLI::App& app, int argc, char** argv) {
+Action add_tune_command(CLI::App& app, const CommandContext& context) {
   auto a = std::make_shared<TuneArgs>();
   add_tune_request_options(app, a);
   add_trial_spec_options(app, a->trial);
   add_tune_process_options(app, a);
-  const std::vector<std::string> base_args = worker_base_args(argc, argv);
+  const std::vector<std::string> base_args = worker_base_args(context.argc, context.argv);
   return [a, base_args]() -> int { return run_tune_command(a.get(), base_args); };
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/own_gradient.h"
 #include "algorithms/training_algorithm.h"
 #include "core/hyperparameters.h"
 
@@ -43,7 +44,8 @@ struct SubmissionModule {
 std::shared_ptr<SubmissionModule> load_submission_module(const std::string& file, const std::string& folder,
                                                          const std::string& name, const std::string& search_space);
 
-class PythonSubmission : public TrainingAlgorithm {
+// Its update_params takes its own gradient (loss.backward()): it says so (algorithms/own_gradient.h).
+class PythonSubmission : public TrainingAlgorithm, public TakesOwnGradient {
  public:
   explicit PythonSubmission(std::shared_ptr<SubmissionModule> module);
   ~PythonSubmission() override;

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/plugin_loader.h"
+#include "algorithms/own_gradient.h"
 #include "core/child_processes.h"
 #include "core/device_choice.h"
 #include "core/error.h"
@@ -152,7 +152,7 @@ void TrialLoop::set_up() {
   if (!(result_.time_budget > 0)) throw InputError("time budget must be positive");
 
   plan_ = make_data_parallel_plan(spec.data_parallel, options_.communicator);
-  if (const LoadedPlugin* plugin = plugin_of(algorithm_.name()); plan_ && plugin && plugin->python) {
+  if (plan_ && takes_own_gradient(algorithm_)) {
     throw InputError("algorithm '" + algorithm_.name() +
                      "' is a Python submission: its update_params takes its own gradient (loss.backward()), which "
                      "Pacer cannot shard over workers and combine; run it without --combine, --virtual-workers "
