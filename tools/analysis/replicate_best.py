@@ -13,7 +13,8 @@ and momentum+adasum) are compared on equal, replicated footing.
 With --worker-batch N (a study run with `pacer scale --worker-batch N`) batch size B runs B / N
 virtual workers. --eval-every 0 evaluates every max(1, S / --resolution) steps, S the study's
 steps-to-result of that point: a fixed relative resolution at every batch size. Resumable: a seed
-whose folder holds a finished trial (trial.json) is read, not run again; --only SERIES restricts
+whose folder holds a finished trial (trial.json, not "interrupted") is read, not run again; an
+interrupted one is run again; --only SERIES restricts
 the series (a comma-separated list).
 
 Series names follow `pacer scale`: ALGORITHM[+COMBINE[-delta]]. Writes OUT/replicated.json and a
@@ -36,6 +37,17 @@ def series_options(name):
     if combine.endswith("-delta"):
         return algorithm, ["--combine", combine[: -len("-delta")], "--adasum-mode", "delta"]
     return algorithm, ["--combine", combine]
+
+
+def finished_trial(folder):
+    """Whether the seed's trial ran to its end. A trial stopped by Ctrl-C or a kill (the end of a
+    session) writes trial.json too, with status "interrupted": what it measured is partial, so
+    the seed is run again (its run is deterministic: one thread, the same seed)."""
+    try:
+        with open(os.path.join(folder, "trial.json")) as f:
+            return json.load(f).get("status") != "interrupted"
+    except (OSError, ValueError):
+        return False
 
 
 def first_step_better(rows, metric, goal, higher):
@@ -96,7 +108,7 @@ def main():
                        "--out", folder] + extra + workers_options
                 for k, v in hp.items():
                     cmd += ["--set", f"{k}={v!r}"]
-                if not os.path.exists(os.path.join(folder, "trial.json")):
+                if not finished_trial(folder):
                     if os.path.isdir(folder):  # an interrupted seed: its partial files are replaced
                         for name in os.listdir(folder):
                             os.remove(os.path.join(folder, name))
