@@ -49,11 +49,11 @@ Outcome check_and_hand_on(RunArgs& a) {
   prepare_run(a, /*warn=*/false);
   const std::string program = training_program_path();
   if (in_contained_copy() || !algorithm_reference(a.request.algorithm).untrusted() || ::access(program.c_str(), X_OK) != 0)
-    return Outcome::hand_on("run trains");  // exec_training_program says why it cannot start one
+    return Outcome::hand_on("");  // the command trains: exec_training_program says why it cannot start one
   if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, contained_copy_limit_sec(a),
                                         install_interrupt_handler(), program))
     return *code;
-  return Outcome::hand_on("run trains");
+  return Outcome::hand_on("");
 }
 
 }  // namespace

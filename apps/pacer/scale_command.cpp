@@ -121,7 +121,7 @@ Action add_scale_command(CLI::App& app, const CommandContext& context) {
   app.add_flag("--no-run", a->no_run, "Only read the studies from the store and write the report (runs nothing)");
   return [a, training = context.training]() -> Outcome {
     if (a->no_run) return read_scale_command(*a, training);
-    if (!training) return Outcome::hand_on("scale trains");
+    if (!training) return Outcome::hand_on("");  // the command trains
     return training->scale(*a);
   };
 }

@@ -92,7 +92,7 @@ Action add_targets_command(CLI::App& app, const CommandContext& context) {
                "Only read the record of a finished procedure from the store (runs nothing, writes nothing there)");
   return [a, training = context.training]() -> Outcome {
     if (a->no_run) return read_targets_command(*a);
-    if (!training) return Outcome::hand_on("targets trains");
+    if (!training) return Outcome::hand_on("");  // the command trains
     return training->targets(*a);
   };
 }
