@@ -308,6 +308,20 @@ TEST_F(PythonSubmissionTest, ABoardWithASegfaultingAndAHangingSubmissionComplete
 // os._exit(2) is the process dying, not bad input (exit 2); an x32 system call on the cpu clock
 // kills the whole copy (not only its calling thread, which left `pacer run` waiting for ever); a
 // step that never returns ends at --trial-limit.
+// A process that dies after its trial finished (a crash in a library's teardown, LeakSanitizer's
+// exit at a leak) ends the command as the trial did, with the summary it printed and a warning:
+// the copy's buffered output reaches the terminal before it says it finished.
+TEST_F(PythonSubmissionTest, ACopyDyingAfterItsTrialFinishedKeepsItsSummaryAndSaysSo) {
+  ::setenv("PACER_TEST_HOSTILE", "exit_after_finishing", 1);
+  auto r = pacer("run -w fmnist_mlp -a '" + data("hostile.py") + "' --set learning_rate=0.05 --max-steps 5 "
+                 "--eval-every 5 --ignore-targets --threads 1 -q --eval-splits validation --out '" + dir_ + "/after'");
+  ::unsetenv("PACER_TEST_HOSTILE");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("steps:               5 in"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("the trial's process exited with status 3 after it finished"), std::string::npos) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(testing::read_file(dir_ + "/after/trial.json"))["steps"], 5);
+}
+
 TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFailedTrial) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"segfault", "failed: its process died: signal 11"},
@@ -511,7 +525,7 @@ TEST_F(PythonSubmissionTest, TheShimImportsAsSubmissionsDoAndSelfTuningPassesNoH
     auto run = pacer("run -w fmnist_mlp -a '" + data(file) +
                      "' --self-tuning --max-steps 5 --eval-every 5 --ignore-targets -q --eval-splits validation");
     EXPECT_EQ(run.code, 0) << file << "\n" << run.out << run.err;
-    EXPECT_NE(run.out.find("steps:               5 in"), std::string::npos) << file << "\n" << run.out;
+    EXPECT_NE(run.out.find("steps:               5 in"), std::string::npos) << file << "\n" << run.out << run.err;
   }
   // Listed like any algorithm, under its name.
   auto r = pacer("list -a '" + example("nadamw") + "'");

@@ -48,7 +48,14 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
   std::string finished;
   std::getline(std::ifstream(marker), finished);
   std::remove(marker);
-  if (!finished.empty()) return std::atoi(finished.c_str());  // it ended as pacer run ends
+  if (!finished.empty()) {  // it ended as pacer run ends
+    // What ended its process after it had finished (a leak check, a crash in teardown) changes
+    // nothing it recorded, but is said.
+    if (exit.exit_code != 0 && exit.exit_code != std::atoi(finished.c_str()))
+      std::fprintf(stderr, "pacer: warning: the trial's process exited with status %d after it finished%s%s\n",
+                   exit.exit_code, exit.reason.empty() ? "" : ": ", exit.reason.c_str());
+    return std::atoi(finished.c_str());
+  }
   // Bad input, said by the copy's main (run_trial_process tells it from a submission's os._exit(2),
   // which is its process dying like any other).
   if (exit.input_error && !exit.interrupted) return 2;
@@ -72,6 +79,11 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
 bool in_contained_copy() { return std::getenv(kMarkerVariable) != nullptr; }
 
 int contained_copy_finished(int code) {
+  // The command's output first: the waiting command takes the mark below as the end, and a
+  // process that dies after it (LeakSanitizer's exit at a leak, a crash in a library's teardown)
+  // would take its buffered summary with it.
+  std::fflush(stdout);
+  std::fflush(stderr);
   if (const char* marker = std::getenv(kMarkerVariable)) std::ofstream(marker) << code << "\n";
   return code;
 }

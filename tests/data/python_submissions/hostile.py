@@ -8,7 +8,8 @@ on), "fork_at_import" (a process started while the module is imported), "report_
 (prints whether the process importing it is restricted), "threads"
 (torch.set_num_threads(2): more compute than granted), "read_data" (reads the test split's labels
 of $PACER_TEST_DATA_FILE), "write_store" (appends to the file $PACER_TEST_VICTIM names: the study
-store, another run's folder). The file modes print what the kernel answered, as "hostile: ...". Untrusted code of this kind must fail its
+store, another run's folder), "exit_after_finishing" (os._exit(3) from a C atexit handler: its process
+dies after its trial finished, before the C library flushes its output). The file modes print what the kernel answered, as "hostile: ...". Untrusted code of this kind must fail its
 trial alone."""
 import ctypes
 import os
@@ -89,6 +90,11 @@ def misbehaving_update(how, workload, current_param_container, current_params_ty
         elif how == "threads":
             import torch
             torch.set_num_threads(2)
+        elif how == "exit_after_finishing":
+            global _at_exit
+            # atexit() itself is not exported by glibc; __cxa_atexit, which it calls, is.
+            _at_exit = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _: os._exit(3))  # kept: called at exit
+            ctypes.CDLL(None).__cxa_atexit(_at_exit, None, None)
         elif how == "fork" and os.fork() == 0:
             time.sleep(60)
             os._exit(0)
