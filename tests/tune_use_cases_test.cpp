@@ -203,10 +203,10 @@ TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrit
     r.algorithm = "sgd";
     r.self_tuning = true;
     r.rules = rules;
-    r.trial.budget_multiplier = multiplier;
-    r.trial.max_steps = 5;
+    r.spec.budget_multiplier = multiplier;
+    r.spec.max_steps = 5;
     r.quiet = true;
-    r.out = out;
+    r.out_dir = out;
     return r;
   };
   const double base = workload_spec("synthetic_regression").time_budget;

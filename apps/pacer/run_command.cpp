@@ -26,8 +26,8 @@ void prepare_run(RunArgs& a, bool warn) {
   }
   r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments, warn).value_or(Hyperparameters{});
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
-  r.trial = a.trial->resolved();
-  if (a.overwrite && a.resume && !r.out.empty()) throw InputError("--overwrite and --resume: give one of them");
+  r.spec = a.trial->resolved();
+  if (a.overwrite && a.resume && !r.out_dir.empty()) throw InputError("--overwrite and --resume: give one of them");
   r.existing = a.resume ? ExistingResults::resume : a.overwrite ? ExistingResults::overwrite : ExistingResults::refuse;
   parse_checkpoint_every(a.checkpoint_every, r.checkpoints);
 }
@@ -35,7 +35,7 @@ void prepare_run(RunArgs& a, bool warn) {
 double contained_copy_limit_sec(const RunArgs& a) {
   if (a.trial_limit > 0) return a.trial_limit;
   const RunRequest& r = a.request;
-  TrialSpec spec = r.trial;
+  TrialSpec spec = r.spec;
   spec.budget_multiplier = budget_multiplier_of(r);
   return 4.0 * spec.resolved_time_budget(workload_spec(r.workload)) + 120.0;
 }
@@ -50,7 +50,7 @@ Outcome check_and_hand_on(RunArgs& a) {
   const std::string program = training_program_path();
   if (in_contained_copy() || !algorithm_reference(a.request.algorithm).untrusted() || ::access(program.c_str(), X_OK) != 0)
     return Outcome::hand_on("");  // the command trains: exec_training_program says why it cannot start one
-  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out, contained_copy_limit_sec(a),
+  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out_dir, contained_copy_limit_sec(a),
                                         install_interrupt_handler(), program))
     return *code;
   return Outcome::hand_on("");
@@ -63,7 +63,7 @@ Action add_run_command(CLI::App& app, const CommandContext& context) {
   app.add_option("-w,--workload", a->request.workload, "Workload name (see pacer list)")->required();
   app.add_option("-a,--algorithm", a->request.algorithm, "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python submission (a .py file or its folder)")->required();
   app.add_option("--seed", a->request.seed, "Trial seed (model init, data order, dropout)")->capture_default_str();
-  app.add_option("-o,--out", a->request.out, "Folder for hparams.json, meta_data_0.json, eval_measurements.csv, trial.json");
+  app.add_option("-o,--out", a->request.out_dir, "Folder for hparams.json, meta_data_0.json, eval_measurements.csv, trial.json");
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
   app.add_option("--hparams", a->hparams_file, "JSON file with hyperparameters (--set overrides it)");
   app.add_flag("--self-tuning", a->request.self_tuning,

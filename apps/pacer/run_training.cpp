@@ -45,11 +45,11 @@ int run_trial_command(RunArgs& a) {
   // rank together, and write what was measured. Second: the default action.
   r.stop_requested = &install_interrupt_handler();
   r.clock_from_load = a.clock_option && a.clock_option->count() == 0;
-  if (auto code = run_in_contained_copy(a.argv, r.algorithm, r.out, contained_copy_limit_sec(a), *r.stop_requested))
+  if (auto code = run_in_contained_copy(a.argv, r.algorithm, r.out_dir, contained_copy_limit_sec(a), *r.stop_requested))
     return *code;
   r.contained_process = in_contained_copy();
   const RunOutcome run = run_one_trial(r);
-  return contained_copy_finished(report_trial(run.result, run.workload, r.out, run.rank));
+  return contained_copy_finished(report_trial(run.result, run.workload, r.out_dir, run.rank));
 }
 
 }  // namespace pacer::cli

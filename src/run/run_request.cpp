@@ -48,8 +48,8 @@ LoadChoice choose_for_load(const RunRequest& request, const DistEnvironment& env
   if (threads >= share) return choice;
   choice.threads = threads;
   // Not on a GPU: the cpu clock would measure the host's launches there (core/device_choice.h).
-  choice.cpu_clock = request.clock_from_load && request.trial.clock == ClockKind::wall &&
-                     !resolve_device(request.trial.device, env.local_rank).is_cuda();
+  choice.cpu_clock = request.clock_from_load && request.spec.clock == ClockKind::wall &&
+                     !resolve_device(request.spec.device, env.local_rank).is_cuda();
   if (env.rank == 0) {
     std::fprintf(stderr,
                  "pacer: warning: the machine is busy (%d other running task%s on %d CPUs): training with %d "
@@ -68,11 +68,11 @@ LoadChoice choose_for_load(const RunRequest& request, const DistEnvironment& env
 
 RunOutcome run_one_trial(const RunRequest& request) {
   // Unknown names or options: InputError listing valid ones.
-  auto workload = create_workload(request.workload, request.trial.workload_options);
+  auto workload = create_workload(request.workload, request.spec.workload_options);
   // Processes come from the launcher's environment; virtual workers and the combiner from the
   // spec; run_trial assembles the plan from both.
   const DistEnvironment env = DistEnvironment::from_environment();
-  check_clock_for_device(request.trial.clock, request.trial.device);  // --device cuda --clock cpu: before any work
+  check_clock_for_device(request.spec.clock, request.spec.device);  // --device cuda --clock cpu: before any work
   const LoadChoice load = choose_for_load(request, env);
   const bool lead = env.rank == 0;
   FolderLock out_lock;  // held to the end: a second command writing the folder is refused
@@ -82,18 +82,18 @@ RunOutcome run_one_trial(const RunRequest& request) {
   // be read, nothing outside the folder can be written (run/contained_trial_files.h), and only the
   // threads started from then on are restricted.
   if (request.contained_process) {
-    if (lead && !request.out.empty()) out_lock = prepare_result_folder(request.out, request.existing);
+    if (lead && !request.out_dir.empty()) out_lock = prepare_result_folder(request.out_dir, request.existing);
     set_num_threads(1);
-    workload->load({request.trial.data_dir, c10::Device(c10::DeviceType::CPU)});
+    workload->load({request.spec.data_dir, c10::Device(c10::DeviceType::CPU)});
     refuse_tracing();
-    if (request.trial.clock == ClockKind::cpu || load.cpu_clock) refuse_child_processes();
-    restrictions = restrict_contained_trial(request.out, request.trial.data_dir);
+    if (request.spec.clock == ClockKind::cpu || load.cpu_clock) refuse_child_processes();
+    restrictions = restrict_contained_trial(request.out_dir, request.spec.data_dir);
   }
   const std::string algorithm_name = resolve_algorithm(request.algorithm);  // loads a plugin or a submission
   auto algorithm = create_algorithm(algorithm_name);
   set_num_threads(load.threads, env.local_world_size);  // the ranks on this machine share its CPUs
   TrialOptions options;
-  options.spec = request.trial;
+  options.setup() = request.setup();  // spec, seed, out_dir, checkpoints, stop flag: as asked
   if (load.cpu_clock) options.spec.clock = ClockKind::cpu;
   options.spec.budget_multiplier = budget_multiplier_of(request);
   options.local_rank = env.local_rank;
@@ -102,19 +102,15 @@ RunOutcome run_one_trial(const RunRequest& request) {
     check_backend_for_device(request.dist_backend, cuda, options.spec.data_parallel.combine);
     options.communicator = make_process_communicator(env, request.dist_backend, request.dist_timeout_sec, cuda);
   }
-  if (lead && !request.out.empty() && !request.contained_process)  // before any work: never mix with, or silently replace, earlier results
-    out_lock = prepare_result_folder(request.out, request.existing);
+  if (lead && !request.out_dir.empty() && !request.contained_process)  // before any work: never mix with, or silently replace, earlier results
+    out_lock = prepare_result_folder(request.out_dir, request.existing);
   Progress progress(request.quiet || !lead ? Progress::Mode::quiet : Progress::auto_detect());
-  options.seed = request.seed;
-  options.out_dir = request.out;
-  options.checkpoints = request.checkpoints;
   options.checkpoints.resume = request.existing == ExistingResults::resume;
   options.restrictions = restrictions;
   options.progress = &progress;
-  options.stop_requested = request.stop_requested;
   options.make_algorithm = [algorithm_name] { return create_algorithm(algorithm_name); };
   progress.log("pacer run: " + request.workload + " x " + request.algorithm + ", seed " + std::to_string(request.seed) +
-               (request.out.empty() ? "" : ", writing to " + request.out));
+               (request.out_dir.empty() ? "" : ", writing to " + request.out_dir));
   const std::optional<Hyperparameters> point =
       request.self_tuning ? std::nullopt : std::optional<Hyperparameters>(request.point);
   RunOutcome outcome{run_trial(*workload, *algorithm, point, options), workload->spec(), env.rank};

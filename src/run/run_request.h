@@ -10,9 +10,9 @@
 //   request.workload = "fmnist_mlp";
 //   request.algorithm = "nadamw";
 //   request.point = pacer::Hyperparameters{{"learning_rate", 1e-3}};
-//   request.out = "runs/default";
+//   request.out_dir = "runs/default";
 //   const pacer::RunOutcome run = pacer::run_one_trial(request);   // InputError naming the culprit
-//   std::cout << pacer::trial_summary(run.result, run.workload, request.out);
+//   std::cout << pacer::trial_summary(run.result, run.workload, request.out_dir);
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -20,9 +20,8 @@
 
 #include "core/hyperparameters.h"
 #include "core/progress.h"
-#include "catalog/checkpoint_policy.h"
 #include "catalog/trial_result.h"
-#include "catalog/trial_spec.h"
+#include "catalog/trial_setup.h"
 #include "train/trial_writer.h"
 #include "catalog/workload_spec.h"
 #include "score/rules.h"
@@ -30,7 +29,10 @@
 
 namespace pacer {
 
-struct RunRequest {
+// A TrialSetup (catalog/trial_setup.h: spec, seed, out_dir, checkpoints, stop_requested), which
+// run_one_trial hands to the trial loop whole, plus what only `pacer run` asks. The spec's budget
+// multiplier: budget_multiplier_of below; the checkpoints' resume: existing == resume.
+struct RunRequest : TrialSetup {
   std::string workload;   // a registered name (see pacer list)
   std::string algorithm;  // a name, a plugin library (./libx.so[:NAME]) or a Python submission
   // Self-tuning: the algorithm gets no point (its own defaults) and the rules' budget multiplier.
@@ -38,11 +40,7 @@ struct RunRequest {
   bool self_tuning = false;
   Hyperparameters point;  // external tuning's point; a name it leaves out takes the algorithm's default
   std::string rules;      // the preset of self-tuning's multiplier; empty: the current
-  TrialSpec trial;        // what the trial measures; budget multiplier: budget_multiplier_of below
-  uint64_t seed = 0;
-  std::string out;  // results folder; empty: none written
   ExistingResults existing = ExistingResults::refuse;
-  CheckpointPolicy checkpoints;  // its resume is existing == resume
   int threads = 0;                  // intra-op threads; 0: this machine's CPUs / the ranks on it
   // With threads 0, on a busy machine (other running tasks take cores): the cores they leave, and
   // with clock_from_load the cpu clock instead of the wall clock (a wall-clock time there says how
@@ -55,15 +53,14 @@ struct RunRequest {
   bool contained_process = false;
   std::string dist_backend = "auto";  // several processes: gloo, nccl or auto (nccl on CUDA devices)
   double dist_timeout_sec = 120.0;
-  bool quiet = false;                            // no progress (the other ranks are always quiet)
-  const std::atomic<bool>* stop_requested = nullptr;  // set by a Ctrl-C handler: stop after this step
+  bool quiet = false;  // no progress (the other ranks are always quiet)
 };
 
 // The trial's budget multiplier: the spec's own when it gives one, else the rules' self-tuning
 // multiplier under self-tuning (x1.5 under v0.6, x3 under v0.5), else 1. Inline: the light pacer
 // sizes a contained copy's time limit with it without linking run/.
 inline double budget_multiplier_of(const RunRequest& request) {
-  if (request.trial.budget_multiplier) return *request.trial.budget_multiplier;
+  if (request.spec.budget_multiplier) return *request.spec.budget_multiplier;
   if (!request.self_tuning) return 1.0;
   return default_budget_multiplier(Ruleset::self,
                                    rules_preset(request.rules.empty() ? default_rules_name() : request.rules));

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "algorithms/training_algorithm.h"
-#include "catalog/checkpoint_policy.h"
+#include "catalog/trial_setup.h"
 #include "core/clock.h"
 #include "core/hyperparameters.h"
 #include "core/progress.h"
@@ -32,23 +32,16 @@
 #include "train/stop_rule.h"
 #include "train/trial_observer.h"
 #include "catalog/trial_result.h"
-#include "catalog/trial_spec.h"
 #include "workloads/workload.h"
 
 namespace pacer {
 
-// How one trial runs here, beyond what it measures (the spec): the seed, where its files go and
-// the hooks of the process running it.
-struct TrialOptions {
-  TrialSpec spec;
-  uint64_t seed = 0;
-  std::string out_dir;           // non-empty: the AlgoPerf log files (rank 0 only)
+// How one trial runs here: what it is (the TrialSetup: spec, seed, results folder, checkpoints,
+// stop flag; catalog/trial_setup.h) and the hooks of the process running it.
+struct TrialOptions : TrialSetup {
   int64_t prefetch = 2;          // batches gathered ahead on a background thread
   Clock* clock = nullptr;        // default: the spec's clock (wall: a steady clock)
   Progress* progress = nullptr;  // default: none
-  // Set (e.g. by a Ctrl-C handler) to stop after the current step: the result has stop reason
-  // "interrupted" and status interrupted (no result: a worker releases the trial to be re-run).
-  const std::atomic<bool>* stop_requested = nullptr;
   // The data-parallel processes (c10d); null: this process alone. With processes the batch size
   // is global and only rank 0 evaluates and writes.
   std::shared_ptr<Communicator> communicator;
@@ -56,9 +49,6 @@ struct TrialOptions {
   int local_rank = 0;
   std::vector<std::shared_ptr<TrialObserver>> observers;  // besides the writer and the progress
   StopRules extra_stop_rules;                              // after the spec's standard rules
-  // Checkpoints in OUT/checkpoint (train/checkpoint.h; needs out_dir; one process), resuming
-  // from one, keeping the best (catalog/checkpoint_policy.h).
-  CheckpointPolicy checkpoints;
   // A fresh instance of the trial's algorithm: delta mode over virtual workers gives every worker
   // its own optimizer state (the caller knows where its algorithm comes from: a name in the
   // registry, a plugin, a test's own class). Needed only there; refused without it.
