@@ -301,13 +301,6 @@ TEST_F(PythonSubmissionTest, ABoardWithASegfaultingAndAHangingSubmissionComplete
   EXPECT_NE(board.find("| nadamw |"), std::string::npos) << board;
 }
 
-// The submission's optimizer state (torch.save of its optimizer's and scheduler's state dicts)
-// travels in the checkpoint: a killed run resumes with the metrics of an uninterrupted one.
-// `pacer run` of the same submissions: the trial runs in a copy of the command, so a segfault or
-// an os._exit ends with a message, exit 1 and a failed trial.json instead of a dead process. An
-// os._exit(2) is the process dying, not bad input (exit 2); an x32 system call on the cpu clock
-// kills the whole copy (not only its calling thread, which left `pacer run` waiting for ever); a
-// step that never returns ends at --trial-limit.
 // A process that dies after its trial finished (a crash in a library's teardown, LeakSanitizer's
 // exit at a leak) ends the command as the trial did, with the summary it printed and a warning:
 // the copy's buffered output reaches the terminal before it says it finished.
@@ -322,6 +315,13 @@ TEST_F(PythonSubmissionTest, ACopyDyingAfterItsTrialFinishedKeepsItsSummaryAndSa
   EXPECT_EQ(nlohmann::json::parse(testing::read_file(dir_ + "/after/trial.json"))["steps"], 5);
 }
 
+// The submission's optimizer state (torch.save of its optimizer's and scheduler's state dicts)
+// travels in the checkpoint: a killed run resumes with the metrics of an uninterrupted one.
+// `pacer run` of the same submissions: the trial runs in a copy of the command, so a segfault or
+// an os._exit ends with a message, exit 1 and a failed trial.json instead of a dead process. An
+// os._exit(2) is the process dying, not bad input (exit 2); an x32 system call on the cpu clock
+// kills the whole copy (not only its calling thread, which left `pacer run` waiting for ever); a
+// step that never returns ends at --trial-limit.
 TEST_F(PythonSubmissionTest, PacerRunOfACrashingSubmissionSaysWhyAndWritesAFailedTrial) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"segfault", "failed: its process died: signal 11"},

@@ -8,9 +8,10 @@ on), "fork_at_import" (a process started while the module is imported), "report_
 (prints whether the process importing it is restricted), "threads"
 (torch.set_num_threads(2): more compute than granted), "read_data" (reads the test split's labels
 of $PACER_TEST_DATA_FILE), "write_store" (appends to the file $PACER_TEST_VICTIM names: the study
-store, another run's folder), "exit_after_finishing" (os._exit(3) from a C atexit handler: its process
-dies after its trial finished, before the C library flushes its output). The file modes print what the kernel answered, as "hostile: ...". Untrusted code of this kind must fail its
-trial alone."""
+store, another run's folder), "exit_after_finishing" (os._exit(3) from a C atexit handler: its
+process dies after its trial finished, before the C library flushes its output). The file modes
+print what the kernel answered, as "hostile: ...". Untrusted code of this kind must fail its trial
+alone."""
 import ctypes
 import os
 import signal
