@@ -94,8 +94,11 @@ TEST_F(CliTest, UnknownWorkloadListsValidOnes) {
                      {"pacer: error:", "nope", "fmnist_mlp", "fmnist_cnn", "synthetic_regression"});
 }
 
+// Refused before --out is made: a mistyped name leaves no folder behind.
 TEST_F(CliTest, UnknownAlgorithmListsValidOnes) {
-  expect_input_error("run -w synthetic_regression -a nope -q", {"pacer: error:", "nope", "nadamw", "sgd"});
+  expect_input_error("run -w synthetic_regression -a nope -q -o '" + dir_ + "/run'",
+                     {"pacer: error:", "nope", "nadamw", "sgd"});
+  EXPECT_FALSE(fs::exists(dir_ + "/run"));
 }
 
 TEST_F(CliTest, NonNumericSetValueNamesTheHyperparameter) {

@@ -120,6 +120,15 @@ TEST(Hyperparameters, FromJsonFile) {
   EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::from_json_file(bad); }), bad);
   const std::string missing = tmpl + "/missing.json";
   EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::from_json_file(missing); }), missing);
+
+  // --hparams FILE with --set over it: a set name keeps the file's position, a new one comes last;
+  // no file: the assignments alone.
+  const auto point = Hyperparameters::from_file_and_assignments(good, {"a=3", "c=true"});
+  EXPECT_EQ(names_of(point), (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_DOUBLE_EQ(point.get("a"), 3.0);
+  EXPECT_DOUBLE_EQ(point.get("c"), 1.0);
+  EXPECT_EQ(names_of(Hyperparameters::from_file_and_assignments("", {"x=1"})), std::vector<std::string>{"x"});
+  EXPECT_CONTAINS(input_error_of([&] { Hyperparameters::from_file_and_assignments(good, {"a"}); }), "a");
   fs::remove_all(tmpl);
 }
 

@@ -28,6 +28,8 @@
 #include "tune/tune_request.h"
 #include "workloads/registry.h"
 #include "catalog/suites.h"
+#include "catalog/trial_spec.h"
+#include "catalog/workload_specs.h"
 
 namespace pacer {
 namespace {
@@ -200,7 +202,7 @@ TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrit
   const auto run = [&](const std::string& rules, std::optional<double> multiplier, const std::string& out) {
     RunRequest r;
     r.workload = "synthetic_regression";
-    r.algorithm = "sgd";
+    r.algorithm = algorithm_reference("sgd");
     r.self_tuning = true;
     r.rules = rules;
     r.spec.budget_multiplier = multiplier;
@@ -228,6 +230,18 @@ TEST_F(TuneRequestTest, ARunsSelfTuningBudgetIsTheRulesPresetsAndItsFolderIsWrit
   RunRequest again = run("", std::nullopt, out);
   again.existing = ExistingResults::overwrite;
   EXPECT_EQ(run_one_trial(again).result.steps, 5);
+}
+
+// A process that runs only one trial (tune's trial processes, pacer run's contained copy) may take
+// 4 budgets and 2 minutes of wall time: the budget leaves out evals, start-up and data loading.
+TEST(ContainedTrialLimit, IsFourBudgetsAndTwoMinutesOfTheTrialsOwnBudget) {
+  const WorkloadSpec workload = workload_spec("synthetic_regression");
+  TrialSpec spec;
+  EXPECT_DOUBLE_EQ(spec.process_limit_sec(workload), 4.0 * workload.time_budget + 120.0);
+  spec.budget_multiplier = 1.5;
+  EXPECT_DOUBLE_EQ(spec.process_limit_sec(workload), 4.0 * 1.5 * workload.time_budget + 120.0);
+  spec.time_budget = 10.0;  // a budget given wins over the multiplier
+  EXPECT_DOUBLE_EQ(spec.process_limit_sec(workload), 160.0);
 }
 
 TEST_F(TuneRequestTest, ATunesSummaryNamesEachStudyAndSaysWhetherEveryTrialFinished) {

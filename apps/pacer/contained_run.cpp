@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "catalog/algorithm_reference.h"
 #include "catalog/trial_result.h"
 #include "core/atomic_file.h"
 #include "tune/contained_trial.h"
@@ -22,7 +21,7 @@ const char* kParentVariable = "PACER_CONTAINED_RUN_PARENT";
 
 }  // namespace
 
-std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
+std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const AlgorithmReference& algorithm,
                                          const std::string& out, double limit_sec, const std::atomic<bool>& stop,
                                          const std::string& executable) {
   if (std::getenv(kMarkerVariable)) {
@@ -33,7 +32,7 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
     if (parent && std::to_string(::getppid()) != parent) std::_Exit(128 + SIGKILL);  // it died before that
     return std::nullopt;
   }
-  if (!algorithm_reference(algorithm).untrusted()) return std::nullopt;
+  if (!algorithm.untrusted()) return std::nullopt;
   char marker[] = "/tmp/pacer_run_XXXXXX";
   const int fd = ::mkstemp(marker);
   if (fd < 0) return std::nullopt;  // no temporary file: run in process, as before
@@ -61,14 +60,14 @@ std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, c
   if (exit.input_error && !exit.interrupted) return 2;
   const std::string reason = exit.interrupted ? "interrupted, and its process did not stop within 10 s: killed"
                                               : exit.reason;
-  std::fprintf(stderr, "pacer: error: the trial of %s failed: %s\n", algorithm.c_str(), reason.c_str());
+  std::fprintf(stderr, "pacer: error: the trial of %s failed: %s\n", algorithm.value.c_str(), reason.c_str());
   std::error_code ec;
   if (!out.empty() && std::filesystem::is_directory(out, ec) && !std::filesystem::exists(out + "/trial.json", ec)) {
     TrialResult failed;
     failed.status = TrialStatus::failed;
     failed.stop_reason = exit.interrupted ? StopReason::interrupted : StopReason::error;
     failed.message = reason.rfind("its ", 0) == 0 ? "the submission's " + reason.substr(4) : reason;
-    failed.algorithm = algorithm;
+    failed.algorithm = algorithm.value;
     failed.submission_error = true;
     write_file_atomic(out + "/trial.json", failed.to_json() + "\n");
     std::fprintf(stderr, "pacer: wrote %s/trial.json (status failed)\n", out.c_str());

@@ -10,13 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "catalog/algorithm_reference.h"
+
 namespace pacer::cli {
 
 // In the parent: the copy's exit status once it ended (its own, or 1 with a failed trial.json in
 // `out` when its process died or ran past `limit_sec` seconds of wall time and was killed); nullopt
 // in the copy itself, which then runs the trial in process, and for an algorithm Pacer built. The
 // copy is `executable` with `argv`. Untrusted: catalog/algorithm_reference.h.
-std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const std::string& algorithm,
+std::optional<int> run_in_contained_copy(const std::vector<std::string>& argv, const AlgorithmReference& algorithm,
                                          const std::string& out, double limit_sec, const std::atomic<bool>& stop,
                                          const std::string& executable = "/proc/self/exe");
 

@@ -12,7 +12,7 @@
 #include "contained_declarations.h"
 #include "core/child_processes.h"
 #include "core/error.h"
-#include "run/contained_trial_files.h"
+#include "data/contained_trial_files.h"
 #include "tune/contained_trial.h"
 
 namespace pacer::cli {

@@ -24,20 +24,19 @@ void prepare_run(RunArgs& a, bool warn) {
     std::fprintf(stderr, "pacer: warning: --rules sets only --self-tuning's budget multiplier; without "
                          "--self-tuning it changes nothing\n");
   }
-  r.point = point_from_options(r.self_tuning, a.hparams_file, a.assignments, warn).value_or(Hyperparameters{});
+  check_self_tuning_takes_no_point(r.self_tuning, a.hparams_file, a.assignments);
+  parse_checkpoint_every(a.checkpoint_every, r.checkpoints);
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
   r.spec = a.trial->resolved();
   if (a.overwrite && a.resume && !r.out_dir.empty()) throw InputError("--overwrite and --resume: give one of them");
   r.existing = a.resume ? ExistingResults::resume : a.overwrite ? ExistingResults::overwrite : ExistingResults::refuse;
-  parse_checkpoint_every(a.checkpoint_every, r.checkpoints);
-}
-
-double contained_copy_limit_sec(const RunArgs& a) {
-  if (a.trial_limit > 0) return a.trial_limit;
-  const RunRequest& r = a.request;
-  TrialSpec spec = r.spec;
-  spec.budget_multiplier = budget_multiplier_of(r);
-  return 4.0 * spec.resolved_time_budget(workload_spec(r.workload)) + 120.0;
+  TrialSpec budgeted = r.spec;
+  budgeted.budget_multiplier = budget_multiplier_of(r);
+  a.copy_limit_sec = a.trial_limit > 0 ? a.trial_limit : budgeted.process_limit_sec(workload_spec(r.workload));
+  // Last, since it reads files: the point (none under --self-tuning, checked above).
+  std::vector<std::string> warnings;
+  if (!r.self_tuning) r.point = Hyperparameters::from_file_and_assignments(a.hparams_file, a.assignments, &warnings);
+  if (warn) print_point_warnings(warnings);
 }
 
 namespace {
@@ -48,9 +47,9 @@ namespace {
 Outcome check_and_hand_on(RunArgs& a) {
   prepare_run(a, /*warn=*/false);
   const std::string program = training_program_path();
-  if (in_contained_copy() || !algorithm_reference(a.request.algorithm).untrusted() || ::access(program.c_str(), X_OK) != 0)
+  if (in_contained_copy() || !a.request.algorithm.untrusted() || ::access(program.c_str(), X_OK) != 0)
     return Outcome::hand_on("");  // the command trains: exec_training_program says why it cannot start one
-  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out_dir, contained_copy_limit_sec(a),
+  if (auto code = run_in_contained_copy(a.argv, a.request.algorithm, a.request.out_dir, a.copy_limit_sec,
                                         install_interrupt_handler(), program))
     return *code;
   return Outcome::hand_on("");
@@ -61,7 +60,11 @@ Outcome check_and_hand_on(RunArgs& a) {
 Action add_run_command(CLI::App& app, const CommandContext& context) {
   auto a = std::make_shared<RunArgs>();
   app.add_option("-w,--workload", a->request.workload, "Workload name (see pacer list)")->required();
-  app.add_option("-a,--algorithm", a->request.algorithm, "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python submission (a .py file or its folder)")->required();
+  app.add_option_function<std::string>(
+         "-a,--algorithm", [a](const std::string& value) { a->request.algorithm = algorithm_reference(value); },
+         "Training algorithm: a name (see pacer list), a plugin library (./libx.so, ./libx.so:NAME) or a Python "
+         "submission (a .py file or its folder)")
+      ->required();
   app.add_option("--seed", a->request.seed, "Trial seed (model init, data order, dropout)")->capture_default_str();
   app.add_option("-o,--out", a->request.out_dir, "Folder for hparams.json, meta_data_0.json, eval_measurements.csv, trial.json");
   app.add_option("--set", a->assignments, "Set a hyperparameter: name=value (repeatable)");
@@ -72,7 +75,7 @@ Action add_run_command(CLI::App& app, const CommandContext& context) {
   app.add_option("--rules", a->request.rules,
                  "Rules preset of --self-tuning's budget multiplier, as in pacer tune: v0.6 (default, x1.5) or v0.5 (x3)");
   add_trial_spec_options(app, a->trial);
-  app.add_option("--threads", a->request.threads, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it, fewer on a busy machine)")->check(non_negative_number());
+  app.add_option("--threads", a->request.threads.count, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it, fewer on a busy machine)")->check(non_negative_number());
   app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")
       ->check(non_negative_number());

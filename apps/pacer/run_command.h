@@ -25,15 +25,15 @@ struct RunArgs {
   std::string checkpoint_every;  // "500" (steps) or "30s" (seconds)
   bool resume = false, overwrite = false;
   double trial_limit = 0.0;  // --trial-limit: wall-clock seconds of a contained copy; 0: from the budget
+  // Wall-clock seconds the contained copy of an untrusted algorithm's trial may run: --trial-limit,
+  // else 4 x the trial's budget + 120 s (as `pacer tune`'s contained trials). Set by prepare_run.
+  double copy_limit_sec = 0.0;
 };
 
-// The request from the options, checked (InputError naming the culprit). `warn`: print the
-// warnings (the process that runs the trial does; the light pacer, which hands it on, does not).
+// The request from the options, checked (InputError naming the culprit), and the contained
+// copy's limit. `warn`: print the warnings (the process that runs the trial does; the light
+// pacer, which hands it on, does not).
 void prepare_run(RunArgs& a, bool warn);
-
-// Wall-clock seconds the contained copy of an untrusted algorithm's trial may run: --trial-limit,
-// else 4 x the trial's budget + 120 s (as `pacer tune`'s contained trials).
-double contained_copy_limit_sec(const RunArgs& a);
 
 // pacer-train's: the trial (in a contained copy of itself for untrusted code), its summary and
 // its exit status.

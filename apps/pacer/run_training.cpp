@@ -14,26 +14,26 @@ namespace {
 // Rank 0 prints the summary; the other ranks say how they ended.
 int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::string& out, int rank) {
   const bool interrupted = r.interrupted();
-  if (rank != 0) {
-    if (r.status == TrialStatus::failed && !interrupted) {
-      std::fprintf(stderr, "rank %d: failed (%s): %s\n", rank, to_string(r.stop_reason), r.message.c_str());
-      return 1;
+  if (rank == 0) {
+    std::fputs(trial_summary(r, spec, out).c_str(), stdout);
+    if (interrupted) {
+      std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
+                   static_cast<long long>(r.steps));
+      return 130;
     }
-    std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", rank,
-                static_cast<long long>(r.steps), to_string(r.stop_reason));
-    return interrupted ? 130 : 0;
+    if (r.submission_error) {  // the submission's own code: exit 2, as for any bad input
+      std::fprintf(stderr, "pacer: error: %s\n", r.message.c_str());
+      return 2;
+    }
+    return r.status == TrialStatus::failed ? 1 : 0;
   }
-  std::fputs(trial_summary(r, spec, out).c_str(), stdout);
-  if (interrupted) {
-    std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
-                 static_cast<long long>(r.steps));
-    return 130;
+  if (r.status == TrialStatus::failed && !interrupted) {
+    std::fprintf(stderr, "rank %d: failed (%s): %s\n", rank, to_string(r.stop_reason), r.message.c_str());
+    return 1;
   }
-  if (r.submission_error) {  // the submission's own code: exit 2, as for any bad input
-    std::fprintf(stderr, "pacer: error: %s\n", r.message.c_str());
-    return 2;
-  }
-  return r.status == TrialStatus::failed ? 1 : 0;
+  std::printf("rank %d: finished after %lld steps (%s); rank 0 reports the results\n", rank,
+              static_cast<long long>(r.steps), to_string(r.stop_reason));
+  return interrupted ? 130 : 0;
 }
 
 }  // namespace
@@ -44,8 +44,8 @@ int run_trial_command(RunArgs& a) {
   // First Ctrl-C (or one forwarded by `pacer launch`): stop after the current step, on every
   // rank together, and write what was measured. Second: the default action.
   r.stop_requested = &install_interrupt_handler();
-  r.clock_from_load = a.clock_option && a.clock_option->count() == 0;
-  if (auto code = run_in_contained_copy(a.argv, r.algorithm, r.out_dir, contained_copy_limit_sec(a), *r.stop_requested))
+  r.threads.clock_when_busy = a.clock_option && a.clock_option->count() == 0;
+  if (auto code = run_in_contained_copy(a.argv, r.algorithm, r.out_dir, a.copy_limit_sec, *r.stop_requested))
     return *code;
   r.contained_process = in_contained_copy();
   const RunOutcome run = run_one_trial(r);

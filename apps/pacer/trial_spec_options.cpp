@@ -112,23 +112,23 @@ std::shared_ptr<TrialSpecOptions> TrialSpecOptions::with_defaults(std::string cl
   return options;
 }
 
+void check_self_tuning_takes_no_point(bool self_tuning, const std::string& hparams_file,
+                                      const std::vector<std::string>& assignments) {
+  if (self_tuning && (!hparams_file.empty() || !assignments.empty()))
+    throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
+}
+
+void print_point_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
+}
+
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
                                                   const std::vector<std::string>& assignments, bool warn) {
-  if (self_tuning) {
-    if (!hparams_file.empty() || !assignments.empty()) {
-      throw InputError("--self-tuning takes no hyperparameters (--hparams/--set)");
-    }
-    return std::nullopt;
-  }
+  check_self_tuning_takes_no_point(self_tuning, hparams_file, assignments);
+  if (self_tuning) return std::nullopt;
   std::vector<std::string> warnings;
-  Hyperparameters point = hparams_file.empty() ? Hyperparameters{} : Hyperparameters::from_json_file(hparams_file, &warnings);
-  for (const auto& w : warnings) {
-    if (warn) std::fprintf(stderr, "pacer: warning: %s\n", w.c_str());
-  }
-  for (const auto& assignment : assignments) {
-    auto [name, value] = Hyperparameters::parse_assignment(assignment);
-    point.set(name, value);
-  }
+  Hyperparameters point = Hyperparameters::from_file_and_assignments(hparams_file, assignments, &warnings);
+  if (warn) print_point_warnings(warnings);
   return point;
 }
 

@@ -60,6 +60,11 @@ ClockKind parse_clock_option(const std::string& text);
 // over it.
 std::optional<Hyperparameters> point_from_options(bool self_tuning, const std::string& hparams_file,
                                                   const std::vector<std::string>& assignments, bool warn = true);
+// Its first check alone: --self-tuning with --hparams or --set is refused (InputError).
+void check_self_tuning_takes_no_point(bool self_tuning, const std::string& hparams_file,
+                                      const std::vector<std::string>& assignments);
+// Its warnings, on stderr.
+void print_point_warnings(const std::vector<std::string>& warnings);
 
 // --checkpoint-every: "N" steps or "Ts" seconds ("30s", "5m", "1h"); empty: none. Sets the
 // policy's every_steps and every_sec (one of them 0). InputError naming the option otherwise.

@@ -108,14 +108,15 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path) {
   return record_loaded_plugin(canonical, std::move(plugin));
 }
 
-std::string resolve_algorithm(const std::string& value) {
-  const AlgorithmReference ref = algorithm_reference(value);
+std::string resolve_algorithm(const std::string& value) { return resolve_algorithm(algorithm_reference(value)); }
+
+std::string resolve_algorithm(const AlgorithmReference& ref) {
   if (ref.kind == AlgorithmReference::Kind::python) {
-    load_python_submission(value);
+    load_python_submission(ref.value);
   } else if (ref.kind == AlgorithmReference::Kind::library) {
     load_algorithm_plugin(ref.file.path);
   }
-  return algorithm_name_of(value);
+  return algorithm_name_of(ref);
 }
 
 void load_algorithm_files(const std::vector<std::string>& values) {

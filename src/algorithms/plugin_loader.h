@@ -22,7 +22,8 @@ const LoadedPlugin& load_algorithm_plugin(const std::string& path);
 // is; "PATH" loads the library and names its only algorithm; "PATH:NAME" picks one of several; a
 // Python submission (a .py file or a folder with submission.py, algorithms/
 // python_submission_loader.h) is loaded and named "<name>.py". InputError otherwise.
-std::string resolve_algorithm(const std::string& value);
+std::string resolve_algorithm(const AlgorithmReference& ref);
+std::string resolve_algorithm(const std::string& value);  // of algorithm_reference(value)
 
 // Loads what each value names that is a file (a plugin library, a Python submission), so that the
 // torch-free use-cases (plan_tune, make_board_setup, plan_scale) find it by algorithm_name_of.

@@ -19,8 +19,10 @@ std::map<std::string, LoadedPlugin>& loaded() {
 
 }  // namespace
 
-std::string algorithm_name_of(const std::string& value) {
-  const AlgorithmReference ref = algorithm_reference(value);
+std::string algorithm_name_of(const std::string& value) { return algorithm_name_of(algorithm_reference(value)); }
+
+std::string algorithm_name_of(const AlgorithmReference& ref) {
+  const std::string& value = ref.value;
   if (!ref.names_a_file()) return value;
   const AlgorithmFile& file = ref.file;
   const LoadedPlugin* plugin = loaded_plugin_at(file.canonical);

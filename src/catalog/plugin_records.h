@@ -25,7 +25,8 @@ struct LoadedPlugin {
 // algorithm of the loaded file, or NAME of "PATH:NAME". InputError when that file is not loaded
 // (only the training layer loads files: algorithms/plugin_loader.h, resolve_algorithm) or does not
 // define the name.
-std::string algorithm_name_of(const std::string& value);
+std::string algorithm_name_of(const AlgorithmReference& ref);
+std::string algorithm_name_of(const std::string& value);  // of algorithm_reference(value)
 
 // Records the algorithms loaded from a file under its canonical path; returns the record kept
 // (the first one, if the path was recorded before).

@@ -71,6 +71,10 @@ struct TrialSpec {
   double resolved_time_budget(const WorkloadSpec& workload) const {
     return time_budget ? *time_budget : workload.time_budget * budget_multiplier.value_or(1.0);
   }
+  // Wall-clock seconds a process that runs only this trial may take before it is killed (pacer
+  // tune's trial processes, pacer run's contained copy): 4 x the budget + 120 s. The budget is on
+  // the trial's clock and excludes evals, start-up and data loading, which this leaves room for.
+  double process_limit_sec(const WorkloadSpec& workload) const { return 4.0 * resolved_time_budget(workload) + 120.0; }
   // "every 2 s", "every 200 steps" or "12 given steps up to 4096" (meta_data_0.json).
   std::string describe_eval_cadence(const WorkloadSpec& workload) const;
 

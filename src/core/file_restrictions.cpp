@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -183,6 +184,19 @@ FileRestrictionsReport restrict_files(const FileRestrictions& restrictions) {
                 " unreadable path(s), " + std::to_string(writable) + " writable" +
                 (report.abi >= 6 ? "; no signals to processes outside it" : "");
   return report;
+}
+
+std::string restrict_this_process(const FileRestrictions& restrictions) {
+  const std::vector<std::string> threads = process_thread_names();
+  const FileRestrictionsReport report = restrict_files(restrictions);
+  if (!report.enforced) std::fprintf(stderr, "warning: %s\n", report.what.c_str());
+  if (report.enforced && threads.size() > 1) {
+    std::string names;
+    for (size_t i = 1; i < threads.size(); ++i) names += (i > 1 ? ", " : "") + threads[i];
+    std::fprintf(stderr, "warning: file restrictions: %zu thread(s) of this process ran before them and are not restricted (%s)\n",
+                 threads.size() - 1, names.c_str());
+  }
+  return report.what;
 }
 
 }  // namespace pacer

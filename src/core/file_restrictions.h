@@ -34,6 +34,11 @@ struct FileRestrictionsReport {
 // reported, not thrown (the caller says so once).
 FileRestrictionsReport restrict_files(const FileRestrictions& restrictions);
 
+// restrict_files for a process about to run untrusted code, saying on stderr what it could not
+// cover: a kernel without Landlock, or threads that ran before (they stay unrestricted). Returns
+// the report's line, which a trial records (trial.json's "restrictions").
+std::string restrict_this_process(const FileRestrictions& restrictions);
+
 // The kernel's Landlock ABI version; 0 when it has none (or it is disabled).
 int landlock_abi();
 

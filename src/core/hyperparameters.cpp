@@ -66,6 +66,17 @@ Hyperparameters Hyperparameters::from_json_file(const std::string& path, std::ve
   return from_json_text(read_text_file(path), path, warnings);
 }
 
+Hyperparameters Hyperparameters::from_file_and_assignments(const std::string& path,
+                                                           const std::vector<std::string>& assignments,
+                                                           std::vector<std::string>* warnings) {
+  Hyperparameters point = path.empty() ? Hyperparameters{} : from_json_file(path, warnings);
+  for (const auto& assignment : assignments) {
+    auto [name, value] = parse_assignment(assignment);
+    point.set(name, std::move(value));
+  }
+  return point;
+}
+
 Hyperparameters Hyperparameters::from_json_text(const std::string& text, const std::string& origin,
                                                 std::vector<std::string>* warnings) {
   check_json_input(text, origin);

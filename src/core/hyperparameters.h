@@ -65,6 +65,9 @@ class PACER_API Hyperparameters {
   // "name=value" as given to --set (the value read by HyperparameterValue::parse). Throws
   // InputError on a malformed assignment.
   static std::pair<std::string, HyperparameterValue> parse_assignment(const std::string& assignment);
+  // The point of --hparams FILE (empty: none) with each --set "name=value" over it, in order.
+  static Hyperparameters from_file_and_assignments(const std::string& path, const std::vector<std::string>& assignments,
+                                                   std::vector<std::string>* warnings = nullptr);
 
   bool contains(const std::string& name) const;
   // The number (a boolean as 0/1). Throws Error when absent, InputError naming it when text.

@@ -8,7 +8,7 @@
 //
 //   pacer::RunRequest request;
 //   request.workload = "fmnist_mlp";
-//   request.algorithm = "nadamw";
+//   request.algorithm = pacer::algorithm_reference("nadamw");
 //   request.point = pacer::Hyperparameters{{"learning_rate", 1e-3}};
 //   request.out_dir = "runs/default";
 //   const pacer::RunOutcome run = pacer::run_one_trial(request);   // InputError naming the culprit
@@ -20,10 +20,12 @@
 
 #include "core/hyperparameters.h"
 #include "core/progress.h"
+#include "catalog/algorithm_reference.h"
 #include "catalog/trial_result.h"
 #include "catalog/trial_setup.h"
 #include "train/trial_writer.h"
 #include "catalog/workload_spec.h"
+#include "runtime/busy_machine.h"
 #include "score/rules.h"
 #include "tune/ruleset.h"
 
@@ -34,20 +36,19 @@ namespace pacer {
 // multiplier: budget_multiplier_of below; the checkpoints' resume: existing == resume.
 struct RunRequest : TrialSetup {
   std::string workload;   // a registered name (see pacer list)
-  std::string algorithm;  // a name, a plugin library (./libx.so[:NAME]) or a Python submission
+  AlgorithmReference algorithm;  // a name, a plugin library (./libx.so[:NAME]) or a Python submission
   // Self-tuning: the algorithm gets no point (its own defaults) and the rules' budget multiplier.
   // Said here only: the point below is then not used.
   bool self_tuning = false;
   Hyperparameters point;  // external tuning's point; a name it leaves out takes the algorithm's default
   std::string rules;      // the preset of self-tuning's multiplier; empty: the current
   ExistingResults existing = ExistingResults::refuse;
-  int threads = 0;                  // intra-op threads; 0: this machine's CPUs / the ranks on it
-  // With threads 0, on a busy machine (other running tasks take cores): the cores they leave, and
-  // with clock_from_load the cpu clock instead of the wall clock (a wall-clock time there says how
-  // busy the machine was). A warning says both. Never when resuming, under OMP_NUM_THREADS or
-  // PACER_IGNORE_LOAD.
-  bool threads_from_load = true;
-  bool clock_from_load = false;  // the CLI sets it when --clock was not given
+  // Intra-op threads (runtime/busy_machine.h): a count, or Pacer's choice (0), which on a busy
+  // machine (other running tasks take cores) is the cores they leave, and, with clock_when_busy
+  // (the CLI sets it when --clock was not given), the cpu clock instead of the wall clock (a
+  // wall-clock time there says how busy the machine was). A warning says both. Never when
+  // resuming, under OMP_NUM_THREADS or PACER_IGNORE_LOAD.
+  ThreadsAsked threads;
   // This process runs only this trial of untrusted code (pacer run's contained copy): on the cpu
   // clock it refuses child processes before the submission loads (core/child_processes.h).
   bool contained_process = false;

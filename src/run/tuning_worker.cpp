@@ -24,7 +24,7 @@
 #include "tune/contained_trial.h"
 #include "run/trial_channel.h"
 #include "run/trial_ledger.h"
-#include "run/contained_trial_files.h"
+#include "data/contained_trial_files.h"
 #include "tune/sweep.h"
 #include "runtime/torch_runtime.h"
 #include "workloads/registry.h"

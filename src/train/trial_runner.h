@@ -53,7 +53,7 @@ struct TrialOptions : TrialSetup {
   // its own optimizer state (the caller knows where its algorithm comes from: a name in the
   // registry, a plugin, a test's own class). Needed only there; refused without it.
   std::function<std::unique_ptr<TrainingAlgorithm>()> make_algorithm;
-  // A contained trial's restrictions as its process reported them (run/contained_trial_files.h),
+  // A contained trial's restrictions as its process reported them (data/contained_trial_files.h),
   // recorded in trial.json; empty for a trial run in process.
   std::string restrictions;
 };

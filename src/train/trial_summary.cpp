@@ -26,13 +26,15 @@ std::string seconds_or_not(const std::optional<double>& v) {
 }  // namespace
 
 std::string trial_summary(const TrialResult& r, const WorkloadSpec& spec, const std::string& out_dir) {
+  const std::string time_to_target = seconds_or_not(r.time_to_target);
+  const std::string test_time_to_target = seconds_or_not(r.test_time_to_target);
   std::string s = line("status:              %s (%s)", to_string(r.status), to_string(r.stop_reason));
   if (!r.message.empty()) s += line("message:             %s", r.message.c_str());
   s += line("validation target:   %s %s %g", spec.target_metric.c_str(), spec.higher_is_better ? ">=" : "<=",
             spec.validation_target);
-  s += line("time to target:      %s", seconds_or_not(r.time_to_target).c_str());
+  s += line("time to target:      %s", time_to_target.c_str());
   s += line("steps to target:     %s", r.steps_to_target ? std::to_string(*r.steps_to_target).c_str() : "not reached");
-  s += line("test time to target: %s", seconds_or_not(r.test_time_to_target).c_str());
+  s += line("test time to target: %s", test_time_to_target.c_str());
   if (r.best_validation) {
     s += line("best validation:     %.4f at step %lld", *r.best_validation, static_cast<long long>(r.best_validation_step));
   }

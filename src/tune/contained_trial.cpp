@@ -55,7 +55,7 @@ class InputErrorMark {
 };
 
 // The trial's scratch folder, its $TMPDIR: the one folder outside its own that a contained trial
-// may write (run/contained_trial_files.h); removed with what the trial left there.
+// may write (data/contained_trial_files.h); removed with what the trial left there.
 class ScratchFolder {
  public:
   ScratchFolder() {
@@ -121,8 +121,7 @@ ChildProcessOptions trial_process_options(const std::string& store, const TrialR
 
 double trial_process_limit_sec(const StudyRecord& study, double limit_sec) {
   if (limit_sec > 0) return limit_sec;
-  const TrialSpec spec = TrialSpec::from_json(study.trial_spec);
-  return 4.0 * spec.resolved_time_budget(workload_spec(study.workload)) + 120.0;
+  return TrialSpec::from_json(study.trial_spec).process_limit_sec(workload_spec(study.workload));
 }
 
 void mark_input_error_for_parent() {

@@ -7,7 +7,7 @@
 // not /dev/shm, where other programs' shared memory lives).
 // Never the study store, other runs' folders, Pacer's own files or the datasets.
 //
-//   pacer::restrict_files(pacer::contained_trial_files(trial_options.out_dir, trial_options.spec.data_dir));
+//   pacer::restrict_contained_trial(trial_options.out_dir, trial_options.spec.data_dir);
 #include <string>
 
 #include "core/file_restrictions.h"
@@ -18,9 +18,9 @@ namespace pacer {
 // and $PACER_DATA_DIR / $PACER_FORTUNES_DIR, which are made unreadable as well).
 FileRestrictions contained_trial_files(const std::string& out_dir, const std::string& data_dir);
 
-// Restricts this process to contained_trial_files, with a warning on stderr once when the kernel
-// cannot (no Landlock). Returns the report's line, which the trial records (trial.json's
-// "restrictions").
+// Restricts this process to contained_trial_files (core's restrict_this_process: a warning on
+// stderr when the kernel cannot, or when threads ran before). Returns the report's line, which
+// the trial records (trial.json's "restrictions").
 std::string restrict_contained_trial(const std::string& out_dir, const std::string& data_dir);
 
 }  // namespace pacer

@@ -1,8 +1,6 @@
-#include "run/contained_trial_files.h"
+#include "data/contained_trial_files.h"
 
-#include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include "data/fashion_mnist.h"
 #include "data/fortunes_corpus.h"
@@ -26,16 +24,7 @@ FileRestrictions contained_trial_files(const std::string& out_dir, const std::st
 }
 
 std::string restrict_contained_trial(const std::string& out_dir, const std::string& data_dir) {
-  const std::vector<std::string> threads = process_thread_names();
-  const FileRestrictionsReport report = restrict_files(contained_trial_files(out_dir, data_dir));
-  if (!report.enforced) std::fprintf(stderr, "warning: %s\n", report.what.c_str());
-  if (report.enforced && threads.size() > 1) {
-    std::string names;
-    for (size_t i = 1; i < threads.size(); ++i) names += (i > 1 ? ", " : "") + threads[i];
-    std::fprintf(stderr, "warning: file restrictions: %zu thread(s) of this process ran before them and are not restricted (%s)\n",
-                 threads.size() - 1, names.c_str());
-  }
-  return report.what;
+  return restrict_this_process(contained_trial_files(out_dir, data_dir));
 }
 
 }  // namespace pacer
