@@ -26,11 +26,13 @@ class GradientCombiner {
 struct CombinerOptions {
   int64_t bucket_bytes = 25 << 20;  // mean/sum: allreduce in buckets of about this size (as DDP)
   // adasum: buffers up to this size take recursive doubling of whole vectors (log2 p message
-  // rounds, for latency-bound sizes); larger ones vector-halving distance-doubling. Between
-  // threads (virtual workers) a round costs little and the redundant arithmetic dominates
-  // (measured: 8 virtual workers on fmnist_mlp, 1.60x a plain step with whole vectors vs 1.18x
-  // halving), so there the threshold is 0.
-  int64_t adasum_whole_vector_bytes = 1 << 20;
+  // rounds, for latency-bound sizes); larger ones vector-halving distance-doubling. Over Gloo on
+  // loopback, 4 processes, whole vectors were 2x faster at 512K floats and 10-25% at 1M, even at
+  // 1.5M and slower from 2M (docs/data_parallel.md, "Benchmarks"). Between threads (virtual
+  // workers) a round costs little and the redundant arithmetic dominates (measured: 8 virtual
+  // workers on fmnist_mlp, 1.60x a plain step with whole vectors vs 1.18x halving), so there the
+  // threshold is 0.
+  int64_t adasum_whole_vector_bytes = 4 << 20;
   int64_t adasum_whole_vector_bytes_in_process = 0;
 };
 
