@@ -1,6 +1,6 @@
 #pragma once
 // What a busy machine changes for a trial that left its threads to Pacer (pacer run's
-// RunRequest::threads_from_load): fewer intra-op threads than its share of the CPUs, since a
+// RunRequest::threads, count 0): fewer intra-op threads than its share of the CPUs, since a
 // thread that waits for its partner on a shared core stalls every step, and, where the clock was
 // left to Pacer as well, the cpu clock instead of the wall clock (a wall-clock time there says
 // how busy the machine was). Rank 0 says both on stderr.
