@@ -3,6 +3,8 @@
 
     tools/hardening/hostile_cases.py build/pacer              # every case, a table and the counts
     tools/hardening/hostile_cases.py OLD/pacer --json out.json
+    tools/hardening/hostile_cases.py build/pacer --skip-covered   # CTest's HostileCases: not the
+                                       # cases a GoogleTest asserts too (covered_by), each named
 
 Each case attacks one class of the issue (outputs that are not regular files, empty selectors,
 --resume over results, concurrent writers, lying checkpoints, silently changed values, late or
@@ -19,8 +21,10 @@ The same cases run against two executables give the before/after count of docs/e
 Cases that need what this machine lacks (root for a device node) say "skipped".
 """
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -34,9 +38,11 @@ QUICK = ["-w", "synthetic_regression", "-a", "sgd", "--max-steps", "40", "--eval
 CASES = []
 
 
-def case(category, name):
+def case(category, name, covered_by=None):
+    """Registers a case; `covered_by` names the GoogleTest that asserts the same behaviour (CTest's
+    run passes --skip-covered, so that the suite does not pay twice for the slow ones)."""
     def register(fn):
-        CASES.append((category, name, fn))
+        CASES.append((category, name, fn, covered_by))
         return fn
     return register
 
@@ -618,7 +624,8 @@ def hostile_tune(c, how, *extra, timeout=300):
     return rc, err, failed
 
 
-@case("contained", "r4: a Python submission that segfaults inside pacer tune")
+@case("contained", "r4: a Python submission that segfaults inside pacer tune",
+      covered_by="PythonSubmissionTest.ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone")
 def _(c):
     rc, err, failed = hostile_tune(c, "segfault")
     if crashed(rc, err):
@@ -626,7 +633,8 @@ def _(c):
     return ("ok", "both trials failed, study done") if failed == 2 else ("wrong", "%d trials failed" % failed)
 
 
-@case("contained", "r4: a Python submission whose step never returns (Ctrl-C ignored)")
+@case("contained", "r4: a Python submission whose step never returns (Ctrl-C ignored)",
+      covered_by="PythonSubmissionTest.ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone")
 def _(c):
     rc, err, failed = hostile_tune(c, "hang", "--trial-limit", "20", timeout=120)
     if crashed(rc, err):
@@ -634,7 +642,8 @@ def _(c):
     return ("ok", "stopped at the limit, failed") if failed == 2 else ("wrong", "%d trials failed" % failed)
 
 
-@case("contained", "r4: a Python submission calling os._exit(0) inside pacer tune")
+@case("contained", "r4: a Python submission calling os._exit(0) inside pacer tune",
+      covered_by="PythonSubmissionTest.ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone")
 def _(c):
     rc, err, failed = hostile_tune(c, "exit")
     return ("ok", "both trials failed with the reason") if failed == 2 else ("wrong", "rc %d, %d failed" % (rc, failed))
@@ -704,7 +713,8 @@ def _(c):
 SUBMISSIONS = os.path.join(REPO, "tests", "data", "python_submissions")
 
 
-@case("contained", "r4: a Python submission that forks inside a cpu-clock pacer tune")
+@case("contained", "r4: a Python submission that forks inside a cpu-clock pacer tune",
+      covered_by="PythonSubmissionTest.ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone")
 def _(c):
     rc, err, failed = hostile_tune(c, "fork", "--clock", "cpu")
     if crashed(rc, err):
@@ -714,14 +724,16 @@ def _(c):
     return "wrong", "%d of 2 trials failed: its child's work was not counted by the cpu clock" % failed
 
 
-@case("contained", "r4: torch.set_num_threads(2) in a submission under --threads 1")
+@case("contained", "r4: torch.set_num_threads(2) in a submission under --threads 1",
+      covered_by="PythonSubmissionTest.ASubmissionThatCrashesHangsOrExitsFailsItsTrialAlone")
 def _(c):
     rc, err, failed = hostile_tune(c, "threads")
     return ("ok", "both trials failed with the reason") if failed == 2 else (
         "wrong", "%d of 2 trials failed: it used more threads than granted" % failed)
 
 
-@case("contained", "r4: pacer run of a Python submission that segfaults")
+@case("contained", "r4: pacer run of a Python submission that segfaults",
+      covered_by="PythonSubmissionTest.PacerRunOfACrashingSubmissionSaysWhyAndWritesAFailedTrial")
 def _(c):
     env = dict(os.environ, PACER_TEST_HOSTILE="segfault")
     rc, _, err = c.run("run", "-w", "fmnist_mlp", "-a", HOSTILE, "--set", "learning_rate=0.05", "--max-steps", "10",
@@ -758,7 +770,8 @@ def _(c):
         "wrong", "ranked together without a word")
 
 
-@case("contained", "r4: a board with a segfaulting and a hanging Python submission")
+@case("contained", "r4: a board with a segfaulting and a hanging Python submission",
+      covered_by="PythonSubmissionTest.ABoardWithASegfaultingAndAHangingSubmissionCompletesWithinItsMaxHours")
 def _(c):
     env = dict(os.environ, ASAN_OPTIONS="handle_segv=0")
     start = time.time()
@@ -783,11 +796,27 @@ def main():
     parser.add_argument("pacer")
     parser.add_argument("--json", help="write the verdicts here")
     parser.add_argument("-k", "--only", help="run the cases whose name contains this")
+    parser.add_argument("--skip-covered", action="store_true",
+                        help="leave out the cases a GoogleTest of the suite asserts too (what CTest runs)")
     args = parser.parse_args()
     pacer = os.path.abspath(args.pacer)
     results = []
-    for category, name, fn in CASES:
+    if args.skip_covered:
+        # A case left to a GoogleTest must name one that exists: a renamed or removed test would
+        # otherwise leave the case run by nothing.
+        sources = "".join(read(f) for f in glob.glob(os.path.join(REPO, "tests", "*_test.cpp")))
+        defined = {"%s.%s" % m for m in re.findall(r"TEST(?:_F|_P)?\(\s*(\w+),\s*(\w+)\s*\)", sources)}
+        missing = sorted({c[3] for c in CASES if c[3] and c[3] not in defined})
+        if missing:
+            print("hostile_cases.py: covered_by names no test in tests/: %s" % ", ".join(missing), file=sys.stderr)
+            return 2
+    covered = 0
+    for category, name, fn, covered_by in CASES:
         if args.only and args.only not in name:
+            continue
+        if args.skip_covered and covered_by:
+            print("%-10s %-11s %s: %s" % ("covered", category, name, "by " + covered_by), flush=True)
+            covered += 1
             continue
         root = tempfile.mkdtemp(prefix="pacer_hostile_")
         try:
@@ -803,7 +832,8 @@ def main():
     counts = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    print("cases %d: %s" % (len(results), ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+    print("cases %d: %s%s" % (len(results), ", ".join("%s %d" % kv for kv in sorted(counts.items())),
+                              "; %d left to the GoogleTests that cover them" % covered if covered else ""))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"pacer": pacer, "counts": counts, "cases": results}, f, indent=2)
