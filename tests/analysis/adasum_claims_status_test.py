@@ -2,8 +2,9 @@
 """Counting where issue 62's runs stand (CTest AdasumClaimsStatus): tools/analysis/adasum_claims_status.py
 on a made-up experiment folder. A series with a store but no scaling.json is in its studies (finished
 and running trials counted from the store, pending ones not); one with scaling.json is in its
-replication until every seed of every batch size with a best point has a finished trial.json (an
-"interrupted" one does not count, a batch size without a best point is not replicated); one
+replication until every seed of every batch size with a best point has a finished trial.json or
+evals past the goal (one interrupted before it does not count, a batch size without a best point
+is not replicated); one
 without a folder has not started.
 
   tests/analysis/adasum_claims_status_test.py REPO_ROOT
@@ -41,11 +42,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         exp = os.path.join(tmp, "experiment")
         # momentum+mean: studies done (2 batch sizes x 2 trials), replication of the one batch size
-        # with a best point: seeds 1 and 2 finished, seed 3 interrupted.
+        # with a best point: seeds 1 and 2 finished, seed 3 interrupted before the goal.
         d = os.path.join(exp, "momentum", "mean")
         store(os.path.join(d, "scale.db"), [2, 2], ["complete", "complete", "diverged", "failed"])
         with open(os.path.join(d, "scaling.json"), "w") as f:
-            json.dump({"series": [{"name": "momentum+mean", "batch_sizes": [
+            json.dump({"goal": {"metric": "validation/accuracy", "value": 0.88, "higher_is_better": True},
+                       "series": [{"name": "momentum+mean", "batch_sizes": [
                 {"batch_size": 128, "best_hyperparameters": {"learning_rate": 0.1}},
                 {"batch_size": 256, "best_hyperparameters": {}}]}]}, f)
         seed(os.path.join(d, "replicated", "momentum+mean@b128", "seed_1"), "complete")
@@ -68,8 +70,10 @@ def main():
         assert (adasum["seeds_planned"], adasum["state"]) == (None, "studies"), adasum
         assert rows[("adam", "mean")]["state"] == "not started", rows[("adam", "mean")]
         assert "| momentum | mean | 4 of 4 | 0 | 2 of 3 | replication |" in done.stdout, done.stdout
-        # The last seed finishes: the series is complete.
-        seed(os.path.join(d, "replicated", "momentum+mean@b128", "seed_3"), "complete")
+        # The last seed is stopped once its evals cross the goal (--stop-at-goal): it is finished,
+        # and the series complete.
+        with open(os.path.join(d, "replicated", "momentum+mean@b128", "seed_3", "eval_measurements.csv"), "w") as f:
+            f.write("global_step,validation/accuracy\n10,0.5\n20,0.9\n")
         done = subprocess.run([sys.executable, tool, exp, "--batch-sizes", "2", "--trials", "2", "--seeds", "3"],
                               capture_output=True, text=True)
         assert "| momentum | mean | 4 of 4 | 0 | 3 of 3 | complete |" in done.stdout, done.stdout

@@ -11,8 +11,9 @@ go on), and prints one Markdown row per series in the plan's order, then a total
   | lamb | adasum | 12 of 64 | 1 | - | studies |
 
 A trial counts as finished when the store says complete, diverged or failed; a seed when its
-trial.json is there and not "interrupted" (replicate_best.py's own rule: an interrupted seed is run
-again). The replication's size is known once the studies are done: 5 seeds (--seeds) for each batch
+trial.json is there and not "interrupted", or when its evals have crossed the goal
+(replicate_best.py --stop-at-goal's own rule, which the experiment uses: a seed interrupted
+before the goal is run again). The replication's size is known once the studies are done: 5 seeds (--seeds) for each batch
 size whose study has a best point. --json FILE writes the same as data.
 """
 import argparse
@@ -22,7 +23,7 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replicate_best import finished_trial  # noqa: E402  (the replication's own rule)
+from replicate_best import crossed_goal, finished_trial  # noqa: E402  (the replication's own rules)
 
 OPTIMIZERS = ["momentum", "lamb", "adam"]
 SERIES = ["mean", "adasum", "adasum-delta"]
@@ -52,6 +53,7 @@ def replication_counts(series_dir, name, seeds):
     except (OSError, ValueError):
         return None
     finished = planned = 0
+    goal = report.get("goal", {})
     for series in report.get("series", []):
         for row in series.get("batch_sizes", []):
             if not row.get("best_hyperparameters"):
@@ -59,7 +61,8 @@ def replication_counts(series_dir, name, seeds):
             planned += seeds
             for seed in range(1, seeds + 1):
                 folder = os.path.join(series_dir, "replicated", f"{series['name']}@b{row['batch_size']}", f"seed_{seed}")
-                finished += finished_trial(folder)
+                finished += finished_trial(folder) or (
+                    "metric" in goal and crossed_goal(folder, goal["metric"], goal["value"], goal["higher_is_better"]) is not None)
     return finished, planned
 
 

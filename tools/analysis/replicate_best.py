@@ -15,7 +15,13 @@ virtual workers. --eval-every 0 evaluates every max(1, S / --resolution) steps, 
 steps-to-result of that point: a fixed relative resolution at every batch size. Resumable: a seed
 whose folder holds a finished trial (trial.json, not "interrupted") is read, not run again; an
 interrupted one is run again; --only SERIES restricts
-the series (a comma-separated list).
+the series (a comma-separated list), --only-batch-sizes B,... the batch sizes.
+
+--stop-at-goal interrupts a seed's run (Ctrl-C, as a user would) once its evals have crossed the
+goal, instead of training on to --max-steps: what is measured, the first eval past the goal, is
+already written, and the run is deterministic, so the rows up to it are those of a run to the end
+(docs/data_parallel.md says how that was checked). With it, a seed whose run was interrupted after
+its evals crossed the goal counts as finished too; one interrupted before is run again.
 
 Series names follow `pacer scale`: ALGORITHM[+COMBINE[-delta]]. Writes OUT/replicated.json and a
 Markdown table on standard output.
@@ -24,9 +30,12 @@ import argparse
 import csv
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 
 
 def series_options(name):
@@ -58,6 +67,39 @@ def first_step_better(rows, metric, goal, higher):
     return None
 
 
+def crossed_goal(folder, metric, goal, higher):
+    """The step of the first eval past the goal among the rows the seed's run has written so far
+    (whole lines only: the run may be writing the next one), or None."""
+    try:
+        with open(os.path.join(folder, "eval_measurements.csv")) as f:
+            lines = [line for line in f.read().splitlines(keepends=True) if line.endswith("\n")]
+        return first_step_better(list(csv.DictReader(lines)), metric, goal, higher)
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def run_until_goal(cmd, folder, metric, goal, higher, poll_sec=0.5):
+    """Runs one seed; once its evals cross the goal, interrupts it as Ctrl-C would (pacer writes its
+    trial.json, status "interrupted", and exits). Returns (exit status, stderr, whether it was
+    stopped at the goal)."""
+    with tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        stopped = False
+        while p.poll() is None:
+            if crossed_goal(folder, metric, goal, higher) is not None:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                stopped = True
+                break
+            time.sleep(poll_sec)
+        err.seek(0)
+        return p.returncode, err.read(), stopped
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("study_dir", help="folder written by pacer scale --out (has scaling.json)")
@@ -70,6 +112,9 @@ def main():
     p.add_argument("--resolution", type=int, default=100,
                    help="with --eval-every 0: evals per study steps-to-result")
     p.add_argument("--only", help="comma-separated series names")
+    p.add_argument("--only-batch-sizes", help="comma-separated batch sizes")
+    p.add_argument("--stop-at-goal", action="store_true",
+                   help="interrupt a seed once its evals cross the goal (what is measured is written by then)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", help="default: STUDY_DIR/replicated")
     a = p.parse_args()
@@ -82,13 +127,14 @@ def main():
     metric, value, higher = goal["metric"], goal["value"], goal["higher_is_better"]
     results = []
     only = set(a.only.split(",")) if a.only else None
+    only_batch_sizes = {int(b) for b in a.only_batch_sizes.split(",")} if a.only_batch_sizes else None
     for series in report["series"]:
         if only is not None and series["name"] not in only:
             continue
         algorithm, extra = series_options(series["name"])
         for row in series["batch_sizes"]:
             hp = row["best_hyperparameters"]
-            if not hp:
+            if not hp or (only_batch_sizes is not None and row["batch_size"] not in only_batch_sizes):
                 continue
             workers = a.virtual_workers
             if a.worker_batch:
@@ -108,13 +154,19 @@ def main():
                        "--out", folder] + extra + workers_options
                 for k, v in hp.items():
                     cmd += ["--set", f"{k}={v!r}"]
-                if not finished_trial(folder):
+                done_before = finished_trial(folder) or (
+                    a.stop_at_goal and crossed_goal(folder, metric, value, higher) is not None)
+                if not done_before:
                     if os.path.isdir(folder):  # an interrupted seed: its partial files are replaced
                         for name in os.listdir(folder):
                             os.remove(os.path.join(folder, name))
-                    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                    if done.returncode != 0:
-                        sys.exit(f"replicate_best.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
+                    if a.stop_at_goal:
+                        code, err, stopped = run_until_goal(cmd, folder, metric, value, higher)
+                    else:
+                        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                        code, err, stopped = done.returncode, done.stderr, False
+                    if code != 0 and not stopped:
+                        sys.exit(f"replicate_best.py: {' '.join(cmd)} failed: {err.strip()}")
                 with open(os.path.join(folder, "eval_measurements.csv")) as f:
                     steps.append(first_step_better(list(csv.DictReader(f)), metric, value, higher))
                 print(f"{series['name']} b{row['batch_size']} seed {seed}: {steps[-1]}", file=sys.stderr)
