@@ -4,7 +4,8 @@
 # workers' optimizer steps, Horovod's DistributedOptimizer(op=Adasum)): `pacer scale` with 64
 # examples per virtual worker from batch 128 to 16384, each batch size retuned (8 quasi-random
 # points, racing), then the best point of each batch size trained again with 5 seeds
-# (tools/analysis/replicate_best.py, evals every 1% of its steps). Two jobs at a time, one thread
+# (tools/analysis/replicate_best.py, evals every 1% of its steps, each seed stopped once its evals
+# cross the goal: --stop-at-goal, since 2026-12-07, docs/data_parallel.md). Two jobs at a time, one thread
 # each; resumable: run it again and it goes on where it stopped (finished studies and seeds are
 # read, not rerun). tools/analysis/adasum_claims.py OUT then gives the verdicts.
 #   Usage: adasum_claims.sh PACER OUT [JOBS]
@@ -30,7 +31,7 @@ job() {  # job OPTIMIZER SERIES
     --seed 62 --sampler-seed 62 --threads 1 -q --store "$dir/scale.db" --out "$dir" > "$dir/scale.log" 2>&1 ||
     { local rc=$?; echo "$(date -u +%FT%TZ) $o $series: pacer scale exited $rc (see $dir/scale.log)"; return 1; }
   tools/analysis/replicate_best.py "$dir" --pacer "$P" --worker-batch 64 --seeds 5 --eval-every 0 --resolution 100 \
-    --max-steps $MAX_STEPS --out "$dir/replicated" > "$dir/replicated.md" 2> "$dir/replicated.log" ||
+    --max-steps $MAX_STEPS --stop-at-goal --out "$dir/replicated" > "$dir/replicated.md" 2> "$dir/replicated.log" ||
     { local rc=$?; echo "$(date -u +%FT%TZ) $o $series: replication exited $rc (see $dir/replicated.log)"; return 1; }
   echo "$(date -u +%FT%TZ) done $o $series"
 }
