@@ -20,8 +20,9 @@ the series (a comma-separated list), --only-batch-sizes B,... the batch sizes.
 --stop-at-goal interrupts a seed's run (Ctrl-C, as a user would) once its evals have crossed the
 goal, instead of training on to --max-steps: what is measured, the first eval past the goal, is
 already written, and the run is deterministic on one machine (one thread, the same seed), so the
-rows up to it are those of a run to the end (docs/data_parallel.md says how that was checked). With it, a seed whose run was interrupted after
-its evals crossed the goal counts as finished too; one interrupted before is run again.
+rows up to it are those of a run to the end (docs/data_parallel.md says how that was checked).
+With it, a seed whose run was interrupted after its evals crossed the goal counts as finished too;
+one interrupted before is run again.
 
 Series names follow `pacer scale`: ALGORITHM[+COMBINE[-delta]]. Writes OUT/replicated.json and a
 Markdown table on standard output.
