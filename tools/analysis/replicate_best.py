@@ -102,6 +102,17 @@ def run_until_goal(cmd, folder, metric, goal, higher, poll_sec=0.5):
         return p.returncode, err.read(), stopped
 
 
+def batch_size_list(text):
+    """--only-batch-sizes: positive integers, comma-separated (argparse exits 2 naming the option)."""
+    try:
+        sizes = {int(b) for b in text.split(",")}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a comma-separated list of batch sizes")
+    if min(sizes) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: batch sizes are positive")
+    return sizes
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("study_dir", help="folder written by pacer scale --out (has scaling.json)")
@@ -114,7 +125,7 @@ def main():
     p.add_argument("--resolution", type=int, default=100,
                    help="with --eval-every 0: evals per study steps-to-result")
     p.add_argument("--only", help="comma-separated series names")
-    p.add_argument("--only-batch-sizes", help="comma-separated batch sizes")
+    p.add_argument("--only-batch-sizes", type=batch_size_list, help="comma-separated batch sizes")
     p.add_argument("--stop-at-goal", action="store_true",
                    help="interrupt a seed once its evals cross the goal (what is measured is written by then)")
     p.add_argument("--threads", type=int, default=1)
@@ -129,7 +140,7 @@ def main():
     metric, value, higher = goal["metric"], goal["value"], goal["higher_is_better"]
     results = []
     only = set(a.only.split(",")) if a.only else None
-    only_batch_sizes = {int(b) for b in a.only_batch_sizes.split(",")} if a.only_batch_sizes else None
+    only_batch_sizes = a.only_batch_sizes
     for series in report["series"]:
         if only is not None and series["name"] not in only:
             continue
