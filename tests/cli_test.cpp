@@ -263,6 +263,35 @@ TEST_F(CliTest, EvalSplitsChooseWhatEachEvalMeasures) {
                   "-q --out '" + ignored + "'").code, 0);
 }
 
+// --goal/--metric: the run ends at the first eval past a goal of one's own instead of at the
+// targets; the summary says whether and where it was reached; a goal no eval measures is refused.
+TEST_F(CliTest, AGoalOfOnesOwnEndsTheRunAtTheFirstEvalPastIt) {
+  const std::string reached = dir_ + "/goal";
+  const CliResult r = pacer("run -w synthetic_regression -a nadamw --max-steps 40 --eval-every 10 --metric validation/loss "
+                            "--goal 1e9 --threads 1 -q --out '" + reached + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "goal:                validation/loss < 1e+09: reached at step 1");
+  auto trial = nlohmann::json::parse(read_file(reached + "/trial.json"));
+  EXPECT_EQ(trial.at("stop_reason"), "goal_reached");
+  EXPECT_EQ(trial.at("steps"), 1);
+
+  const std::string missed = dir_ + "/goal_missed";
+  const CliResult m = pacer("run -w synthetic_regression -a nadamw --max-steps 20 --eval-every 10 --metric train/loss "
+                            "--goal 0 --threads 1 -q --out '" + missed + "'");
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_CONTAINS(m.out, "goal:                train/loss < 0: not reached");
+  trial = nlohmann::json::parse(read_file(missed + "/trial.json"));
+  EXPECT_EQ(trial.at("stop_reason"), "max_steps");
+  EXPECT_EQ(trial.at("steps"), 20);
+
+  expect_input_error("run -w synthetic_regression -a nadamw --max-steps 1 --metric validation/accuracy --goal 0.5 -q",
+                     {"--metric validation/accuracy", "reports no 'accuracy'"});
+  expect_input_error("run -w synthetic_regression -a nadamw --max-steps 1 --metric test/loss --goal 1 "
+                     "--eval-splits validation -q",
+                     {"--metric test/loss", "--eval-splits leaves out test"});
+  expect_input_error("run -w synthetic_regression -a nadamw --max-steps 1 --goal -1 -q", {"--goal -1", "never negative"});
+}
+
 // Without --threads: OMP_NUM_THREADS when set, else the machine's CPUs shared by the processes on it.
 TEST_F(CliTest, DefaultThreadsAreTheMachinesCpusSharedByTheLocalRanks) {
   const int cpus = pacer::available_cpus();

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/training_goal.h"
+#include "catalog/workload_specs.h"
 #include "core/error.h"
 #include "scale/geometric_eval_steps.h"
 #include "scale/scale_experiment.h"
@@ -258,6 +260,57 @@ TEST(ScaleRequestTest, BadRequestsAreRefusedNamingTheCulprit) {
   r.workload = "fmnist_mlp";
   r.goal = 2.0;
   EXPECT_NE(input_error_of([&] { plan_scale(r, training_set_size); }).find("accuracy lies in [0, 1]"), std::string::npos);
+}
+
+// A goal's direction is its metric's, not the workload target's: a loss goal on an accuracy
+// workload is reached below its value (it was read as "above" until 2026-12-07, so every eval's
+// loss, above 0.4 from the start, "reached" it at the first eval).
+TEST(TrainingGoalTest, TheDirectionIsTheMetricsAndAGoalOnAnotherMetricNeedsItsValue) {
+  const WorkloadSpec& mlp = workload_spec("fmnist_mlp");
+  const TrainingGoal target = resolve_training_goal(mlp, "", std::nullopt);
+  EXPECT_EQ(target.metric, "validation/accuracy");
+  EXPECT_DOUBLE_EQ(target.value, mlp.validation_target);
+  EXPECT_TRUE(target.higher_is_better);
+
+  const TrainingGoal loss = resolve_training_goal(mlp, "loss", 0.4);
+  EXPECT_EQ(loss.metric, "validation/loss");
+  EXPECT_FALSE(loss.higher_is_better);
+  EXPECT_TRUE(loss.reached_by(0.39));
+  EXPECT_FALSE(loss.reached_by(0.41));
+  EXPECT_FALSE(resolve_training_goal(mlp, "train/grad_norm", 0.1).higher_is_better);
+  EXPECT_TRUE(resolve_training_goal(mlp, "test/accuracy", 0.8).higher_is_better);
+
+  // A workload whose target is a loss: accuracy stays "higher is better".
+  const WorkloadSpec& lm = workload_spec("fortunes_lm");
+  EXPECT_FALSE(resolve_training_goal(lm, "", std::nullopt).higher_is_better);
+  EXPECT_TRUE(resolve_training_goal(lm, "accuracy", 0.3).higher_is_better);
+  EXPECT_FALSE(resolve_training_goal(lm, "perplexity", 20).higher_is_better);
+
+  // A metric the workload does not declare (a plugin's): the workload's direction.
+  WorkloadSpec plugin;
+  plugin.name = "plugin_w";
+  plugin.target_metric = "score";
+  plugin.higher_is_better = false;
+  EXPECT_FALSE(resolve_training_goal(plugin, "validation/f1_custom", 0.5).higher_is_better);
+
+  EXPECT_NE(input_error_of([&] { resolve_training_goal(mlp, "loss", std::nullopt); }).find("give its value with --goal"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { resolve_training_goal(mlp, "tset/accuracy", 0.5); }).find("--metric tset/accuracy"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { resolve_training_goal(mlp, "validation/bleu", 0.5); }).find("reports no 'bleu'"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { resolve_training_goal(lm, "perplexity", -1); }).find("perplexity is never negative"),
+            std::string::npos);
+
+  // pacer scale reads its goal the same way.
+  ScaleRequest r = synthetic_scale_request();
+  r.workload = "fmnist_mlp";
+  r.metric = "loss";
+  r.goal = 0.4;
+  const ScalePlan plan = plan_scale(r, training_set_size);
+  EXPECT_FALSE(plan.goal.higher_is_better);
+  ASSERT_TRUE(plan.sweeps.at(0).trial.goal.has_value());
+  EXPECT_FALSE(plan.sweeps.at(0).trial.goal->higher_is_better);
 }
 
 TEST(NoiseScaleTest, TwoBatchEstimatorRecoversTraceOverGradientNormSquared) {

@@ -13,6 +13,7 @@
 #include "training_layer.h"
 #include "training_program.h"
 #include "catalog/algorithm_reference.h"
+#include "catalog/training_goal.h"
 #include "catalog/workload_specs.h"
 #include "core/error.h"
 
@@ -27,7 +28,15 @@ void prepare_run(RunArgs& a, bool warn) {
   check_self_tuning_takes_no_point(r.self_tuning, a.hparams_file, a.assignments);
   parse_checkpoint_every(a.checkpoint_every, r.checkpoints);
   a.trial->spec.data_parallel.combine_deltas = a.adasum_mode == "delta";
+  // A goal of one's own ends the trial instead of the workload's targets (which a goal beyond them
+  // would otherwise cut short); time to target is still measured and reported.
+  const bool own_goal = a.goal || !a.goal_metric.empty();
+  if (own_goal) a.trial->ignore_targets = true;
   r.spec = a.trial->resolved();
+  if (own_goal) {
+    r.spec.goal = resolve_training_goal(workload_spec(r.workload), a.goal_metric, a.goal);
+    check_goal_is_evaluated(*r.spec.goal, r.spec.eval_splits);
+  }
   if (a.overwrite && a.resume && !r.out_dir.empty()) throw InputError("--overwrite and --resume: give one of them");
   r.existing = a.resume ? ExistingResults::resume : a.overwrite ? ExistingResults::overwrite : ExistingResults::refuse;
   TrialSpec budgeted = r.spec;
@@ -75,6 +84,11 @@ Action add_run_command(CLI::App& app, const CommandContext& context) {
   app.add_option("--rules", a->request.rules,
                  "Rules preset of --self-tuning's budget multiplier, as in pacer tune: v0.6 (default, x1.5) or v0.5 (x3)");
   add_trial_spec_options(app, a->trial);
+  app.add_option("--goal", a->goal,
+                 "Stop at the first eval strictly better than this value of --metric, instead of at the workload's "
+                 "targets (which are still measured)");
+  app.add_option("--metric", a->goal_metric,
+                 "The metric of --goal: SPLIT/NAME or NAME for validation/NAME (default: the workload's target metric)");
   app.add_option("--threads", a->request.threads.count, "Intra-op CPU threads (default: this machine's CPUs / the ranks on it, fewer on a busy machine)")->check(non_negative_number());
   app.add_option("--noise-scale", a->trial->spec.noise_scale_shards,
                  "At every eval, estimate the gradient noise scale B_simple from a batch split into K shards")

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct RunArgs {
   std::string checkpoint_every;  // "500" (steps) or "30s" (seconds)
   bool resume = false, overwrite = false;
   double trial_limit = 0.0;  // --trial-limit: wall-clock seconds of a contained copy; 0: from the budget
+  std::optional<double> goal;  // --goal: stop at the first eval strictly better, instead of at the targets
+  std::string goal_metric;     // --metric: the goal's metric (default: validation/<the target metric>)
   // Wall-clock seconds the contained copy of an untrusted algorithm's trial may run: --trial-limit,
   // else 4 x the trial's budget + 120 s (as `pacer tune`'s contained trials). Set by prepare_run.
   double copy_limit_sec = 0.0;

@@ -1,6 +1,8 @@
 // pacer run in pacer-train: one trial of a workload and an algorithm (run/run_request.h), its
 // summary and its exit status; under `pacer launch`, one rank of several.
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "contained_run.h"
 #include "interrupt.h"
@@ -12,10 +14,18 @@ namespace {
 
 // The exit status of a trial: 130 interrupted, 2 when the submission's own code raised, 1 failed.
 // Rank 0 prints the summary; the other ranks say how they ended.
-int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::string& out, int rank) {
+int report_trial(const TrialResult& r, const WorkloadSpec& spec, const std::optional<TrainingGoal>& goal,
+                 const std::string& out, int rank) {
   const bool interrupted = r.interrupted();
   if (rank == 0) {
     std::fputs(trial_summary(r, spec, out).c_str(), stdout);
+    if (goal) {
+      const std::string reached = r.stop_reason == StopReason::goal_reached
+                                      ? "reached at step " + std::to_string(r.steps)
+                                      : std::string("not reached");
+      std::printf("goal:                %s %s %g: %s\n", goal->metric.c_str(), goal->higher_is_better ? ">" : "<",
+                  goal->value, reached.c_str());
+    }
     if (interrupted) {
       std::fprintf(stderr, "pacer: interrupted after %lld steps; what was measured is in the results\n",
                    static_cast<long long>(r.steps));
@@ -49,7 +59,7 @@ int run_trial_command(RunArgs& a) {
     return *code;
   r.contained_process = in_contained_copy();
   const RunOutcome run = run_one_trial(r);
-  return contained_copy_finished(report_trial(run.result, run.workload, r.out_dir, run.rank));
+  return contained_copy_finished(report_trial(run.result, run.workload, r.spec.goal, r.out_dir, run.rank));
 }
 
 }  // namespace pacer::cli

@@ -5,6 +5,7 @@
 
 #include "catalog/combiner_names.h"
 #include "catalog/plugin_records.h"
+#include "catalog/training_goal.h"
 #include "catalog/workload_specs.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -41,37 +42,6 @@ std::vector<std::string> resolved_algorithms(const std::vector<std::string>& giv
     if (std::find(algorithms.begin(), it, *it) != it) throw InputError("-a: '" + *it + "' is given twice");
   }
   return algorithms;
-}
-
-// The goal: the workload's validation target unless --goal/--metric say otherwise; a metric the
-// workload never reports, or a value no eval can reach, would read "never" at every batch size.
-TrainingGoal checked_goal(const ScaleRequest& request, const WorkloadSpec& spec) {
-  TrainingGoal goal{request.metric.empty() ? "validation/" + spec.target_metric : request.metric,
-                   request.goal.value_or(spec.validation_target), spec.higher_is_better};
-  if (!request.metric.empty() && request.metric.find('/') == std::string::npos) goal.metric = "validation/" + request.metric;
-  const EvalSplit split = parse_eval_split(goal.metric.substr(0, goal.metric.find('/')));
-  const std::string name = goal.metric.substr(goal.metric.find('/') + 1);
-  if (!spec.metrics.empty()) {
-    std::vector<std::string> valid = spec.metrics;
-    if (split == EvalSplit::train) {
-      for (const char* probe : {"grad_norm", "grad_norm_mean", "grad_norm_max", "noise_scale"}) valid.push_back(probe);
-    }
-    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
-      std::string names;
-      for (const auto& v : valid) names += (names.empty() ? "" : ", ") + v;
-      throw InputError("--metric " + goal.metric + ": workload " + request.workload + " reports no '" + name +
-                       "' (its metrics: " + names + ")");
-    }
-  }
-  const bool fraction = name == "accuracy" || name == "ssim" || name == "mean_average_precision" || name == "error_rate";
-  if (fraction && !(goal.value >= (name == "ssim" ? -1.0 : 0.0) && goal.value <= 1.0)) {
-    throw InputError("--goal " + std::to_string(goal.value) + ": " + name + " lies in [" + (name == "ssim" ? "-1" : "0") +
-                     ", 1], so no eval can reach it");
-  }
-  if ((name == "loss" || name == "ce_loss" || name == "ppl") && goal.value < 0) {
-    throw InputError("--goal " + std::to_string(goal.value) + ": " + name + " is never negative");
-  }
-  return goal;
 }
 
 // Each batch size must split into the noise-scale probe's shards and the virtual workers.
@@ -196,7 +166,9 @@ ScalePlan plan_scale(const ScaleRequest& request, const TrainingSetSize& trainin
   if (request.epochs > 0)
     plan.budget = static_cast<int64_t>(
         std::ceil(request.epochs * static_cast<double>(train_size) / static_cast<double>(plan.batch_sizes.front())));
-  plan.goal = checked_goal(request, spec);
+  // The workload's validation target unless --goal/--metric say otherwise; a metric the workload
+  // never reports, or a value no eval can reach, would read "never" at every batch size.
+  plan.goal = resolve_training_goal(spec, request.metric, request.goal);
   if (request.noise_scale == 1) throw InputError("--noise-scale needs at least 2 shards");
   if (request.noise_scale < 0) throw InputError("--noise-scale must not be negative");
   if (request.noise_scale > 0) check_shards(plan.batch_sizes, request.noise_scale, "--noise-scale");
