@@ -3,16 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 
 #include <thread>
 
 #include <cfloat>
 #include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "distributed/adasum.h"
 #include "distributed/dist_environment.h"
+#include "distributed/fiber_scheduler.h"
 #include "distributed/gradient_combiner.h"
 #include "distributed/in_process_communicator.h"
 
@@ -163,32 +167,35 @@ TEST(AllreduceCombinerTest, MeanAndSumInBuckets) {
   EXPECT_THROW(make_gradient_combiner("median"), InputError);
 }
 
-TEST(InProcessCommunicatorTest, AFailingRankAbortsTheOthers) {
+// The communicator's contract holds whether the ranks are threads or fibers of one thread.
+class InProcessCommunicatorTest : public ::testing::TestWithParam<RankScheduling> {};
+
+TEST_P(InProcessCommunicatorTest, AFailingRankAbortsTheOthers) {
   EXPECT_THROW(run_in_process(3,
                               [](Communicator& comm) {
                                 if (comm.rank() == 1) throw InputError("worker 1 failed");
                                 at::Tensor t = at::ones({4});
                                 comm.allreduce_sum(t);  // would wait forever for rank 1
-                              }),
+                              }, GetParam()),
                InputError);
 }
 
 // A rank waiting in recv (on its own inbox, not the group's barrier) is woken by another's
 // failure; a message to a rank outside the group, or to itself, is an Error rather than a wait.
-TEST(InProcessCommunicatorTest, AWaitingReceiverIsAbortedAndAPeerOutsideTheGroupIsAnError) {
+TEST_P(InProcessCommunicatorTest, AWaitingReceiverIsAbortedAndAPeerOutsideTheGroupIsAnError) {
   EXPECT_THROW(run_in_process(3,
                               [](Communicator& comm) {
                                 if (comm.rank() == 2) throw InputError("worker 2 failed");
                                 at::Tensor t = at::zeros({4});
                                 if (comm.rank() == 0) comm.recv(t, 2, 7);  // rank 2 never sends
-                              }),
+                              }, GetParam()),
                InputError);
   for (int peer : {-1, 2, 0}) {
     try {
       run_in_process(2, [&](Communicator& comm) {
         at::Tensor t = at::zeros({4});
         if (comm.rank() == 0) comm.send(t, peer, 1);
-      });
+      }, GetParam());
       ADD_FAILURE() << "a send to peer " << peer << " was accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("no peer " + std::to_string(peer)), std::string::npos) << e.what();
@@ -198,8 +205,8 @@ TEST(InProcessCommunicatorTest, AWaitingReceiverIsAbortedAndAPeerOutsideTheGroup
 
 // Exchanges between every pair of 8 ranks, each woken only by its own messages, deliver every
 // tensor to the right rank (the Adasum combiner's pattern: rank ^ d at each level).
-TEST(InProcessCommunicatorTest, PairwiseExchangesReachTheirRank) {
-  InProcessRanks ranks(8);
+TEST_P(InProcessCommunicatorTest, PairwiseExchangesReachTheirRank) {
+  InProcessRanks ranks(8, GetParam());
   for (int round = 0; round < 20; ++round) {
     std::vector<std::vector<float>> got(8);
     ranks.run([&](Communicator& comm) {
@@ -219,8 +226,8 @@ TEST(InProcessCommunicatorTest, PairwiseExchangesReachTheirRank) {
 // An exchange reads the partner's tensor in place, so a rank whose `in` overlaps its own `out`
 // (a swap in one buffer, or two overlapping windows) must not write `in` before the partner has
 // read `out`; and an exchange meets a partner that sends and receives instead.
-TEST(InProcessCommunicatorTest, ExchangesWithOverlappingBuffersOrAPlainSendAndRecvDeliverWhatWasSent) {
-  InProcessRanks ranks(2);
+TEST_P(InProcessCommunicatorTest, ExchangesWithOverlappingBuffersOrAPlainSendAndRecvDeliverWhatWasSent) {
+  InProcessRanks ranks(2, GetParam());
   for (int round = 0; round < 20; ++round) {
     std::vector<at::Tensor> swapped(2), windows(2), mixed(2);
     ranks.run([&](Communicator& comm) {
@@ -254,13 +261,13 @@ TEST(InProcessCommunicatorTest, ExchangesWithOverlappingBuffersOrAPlainSendAndRe
 
 // Each rank sums its share of the elements: shares that are empty (fewer elements than ranks) or
 // uneven still give every rank the same bits as one rank-order sum.
-TEST(InProcessCommunicatorTest, AllreduceSharesGiveTheRankOrderSumOnEveryRank) {
+TEST_P(InProcessCommunicatorTest, AllreduceSharesGiveTheRankOrderSumOnEveryRank) {
   for (int64_t numel : {int64_t{1}, int64_t{5}, int64_t{1001}}) {
     std::vector<at::Tensor> buffers;
     for (int r = 0; r < 8; ++r) buffers.push_back(at::randn({numel}, at::kFloat) * std::pow(10.0f, static_cast<float>(r % 4)));
     at::Tensor want = buffers[0].clone();
     for (int r = 1; r < 8; ++r) want.add_(buffers[static_cast<size_t>(r)]);
-    run_in_process(8, [&](Communicator& comm) { comm.allreduce_sum(buffers[static_cast<size_t>(comm.rank())]); });
+    run_in_process(8, [&](Communicator& comm) { comm.allreduce_sum(buffers[static_cast<size_t>(comm.rank())]); }, GetParam());
     for (const auto& b : buffers) EXPECT_TRUE(at::equal(b, want)) << numel << " elements";
   }
 }
@@ -268,29 +275,34 @@ TEST(InProcessCommunicatorTest, AllreduceSharesGiveTheRankOrderSumOnEveryRank) {
 // A rank that fails while the ranks read each other's tensors (here: buffers of different sizes,
 // against the contract) makes every rank throw, and none leaves, freeing its tensor, while
 // another still reads it (a use after free under AddressSanitizer otherwise).
-TEST(InProcessCommunicatorTest, AFailureWhileRanksReadEachOthersTensorsIsAnErrorOnEveryRank) {
+TEST_P(InProcessCommunicatorTest, AFailureWhileRanksReadEachOthersTensorsIsAnErrorOnEveryRank) {
   for (int round = 0; round < 20; ++round) {
     for (int size : {2, 3}) {
       EXPECT_ANY_THROW(run_in_process(size, [](Communicator& comm) {
         at::Tensor t = at::ones({comm.rank() == 0 ? 4 : 8});
         comm.allreduce_sum(t);
-      }));
+      }, GetParam()));
       EXPECT_ANY_THROW(run_in_process(size, [](Communicator& comm) {
         at::Tensor t = at::ones({comm.rank() == 0 ? 4 : 8});
         comm.broadcast(t, 0);
-      }));
+      }, GetParam()));
     }
   }
 }
 
 // Virtual workers run a step's combine on the same threads every step (a new thread per step made
 // LibTorch rebuild its global thread pool each time); a failing step leaves the ranks usable.
-TEST(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailedRun) {
-  InProcessRanks ranks(3);
+TEST_P(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailedRun) {
+  InProcessRanks ranks(3, GetParam());
   std::vector<std::thread::id> first(3), later(3);
   ranks.run([&](Communicator& comm) { first[static_cast<size_t>(comm.rank())] = std::this_thread::get_id(); });
   EXPECT_EQ(first[0], std::this_thread::get_id());  // rank 0 is the caller
-  EXPECT_NE(first[1], first[2]);
+  if (GetParam() == RankScheduling::threads) {
+    EXPECT_NE(first[1], first[2]);
+  } else {  // fibers: every rank on the caller's thread
+    EXPECT_EQ(first[1], std::this_thread::get_id());
+    EXPECT_EQ(first[2], std::this_thread::get_id());
+  }
   EXPECT_THROW(ranks.run([](Communicator& comm) {
                  if (comm.rank() == 2) throw InputError("rank 2 failed");
                  at::Tensor t = at::ones({4});
@@ -307,6 +319,47 @@ TEST(InProcessCommunicatorTest, RanksKeepTheirThreadsAcrossRunsAndSurviveAFailed
     for (const auto& b : buffers) ASSERT_TRUE(at::equal(b, at::full({5}, static_cast<float>(3 + 3 * round))));
   }
   EXPECT_EQ(first, later);
+}
+
+INSTANTIATE_TEST_SUITE_P(RanksAs, InProcessCommunicatorTest,
+                         ::testing::Values(RankScheduling::threads, RankScheduling::fibers),
+                         [](const ::testing::TestParamInfo<RankScheduling>& info) {
+                           return std::string(info.param == RankScheduling::threads ? "Threads" : "Fibers");
+                         });
+
+// Fibers run round robin from rank 0, each until it yields or returns; a body's exception
+// reaches the caller after all have ended; the scheduler is reusable; yield() outside a fiber is
+// an Error. Ranks as fibers leave the caller's grad mode as it was.
+TEST(FiberSchedulerTest, RoundRobinUntilAllReturnAndErrorsReachTheCaller) {
+  FiberScheduler fibers(3);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::string> order;
+    fibers.run([&](int rank) {
+      for (int i = 0; i <= rank; ++i) {
+        order.push_back(std::to_string(rank) + ":" + std::to_string(i));
+        FiberScheduler::yield();
+      }
+    });
+    EXPECT_EQ(order, (std::vector<std::string>{"0:0", "1:0", "2:0", "1:1", "2:1", "2:2"}));
+  }
+  int finished = 0;
+  EXPECT_THROW(fibers.run([&](int rank) {
+                 FiberScheduler::yield();
+                 if (rank == 1) throw InputError("rank 1 failed");
+                 ++finished;
+               }),
+               InputError);
+  EXPECT_EQ(finished, 2);  // the others still ran to their end
+  EXPECT_FALSE(FiberScheduler::on_fiber());
+  EXPECT_THROW(FiberScheduler::yield(), Error);
+
+  at::GradMode::set_enabled(true);
+  std::vector<at::Tensor> buffers(4, at::ones({3}));
+  for (auto& b : buffers) b = b.clone();
+  run_in_process(4, [&](Communicator& comm) { comm.allreduce_sum(buffers[static_cast<size_t>(comm.rank())]); },
+                 RankScheduling::fibers);
+  EXPECT_TRUE(at::GradMode::is_enabled());
+  EXPECT_TRUE(at::equal(buffers[3], at::full({3}, 4.0f)));
 }
 
 TEST(DistEnvironmentTest, ReadsTorchrunOpenMpiAndSlurmConventions) {

@@ -26,8 +26,9 @@ std::pair<int64_t, int64_t> share_of(int rank, int size, int64_t numel) {
 
 }  // namespace
 
-InProcessGroup::InProcessGroup(int size)
+InProcessGroup::InProcessGroup(int size, bool cooperative)
     : size_(size),
+      cooperative_(cooperative),
       inbox_changed_(static_cast<size_t>(std::max(size, 0))),
       slots_(static_cast<size_t>(std::max(size, 0)), nullptr),
       lent_read_(static_cast<size_t>(std::max(size, 0)), 0) {
@@ -41,6 +42,19 @@ void InProcessGroup::abort() {
   for (auto& inbox : inbox_changed_) inbox.notify_all();
 }
 
+template <class Ready>
+void InProcessGroup::wait(std::unique_lock<std::mutex>& lock, std::condition_variable& condition, Ready ready) {
+  if (!cooperative_) {
+    condition.wait(lock, ready);
+    return;
+  }
+  while (!ready()) {
+    lock.unlock();
+    FiberScheduler::yield();
+    lock.lock();
+  }
+}
+
 void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock, bool abortable) {
   if (aborted_ && abortable) throw_aborted();
   const uint64_t generation = generation_;
@@ -50,7 +64,7 @@ void InProcessGroup::arrive_and_wait(std::unique_lock<std::mutex>& lock, bool ab
     changed_.notify_all();
     return;
   }
-  changed_.wait(lock, [&] { return generation_ != generation || (aborted_ && abortable); });
+  wait(lock, changed_, [&] { return generation_ != generation || (aborted_ && abortable); });
   if (generation_ == generation) throw_aborted();
 }
 
@@ -80,8 +94,13 @@ void InProcessCommunicator::allreduce_sum(at::Tensor& tensor) {
   // Each rank sums its share of the elements over all ranks, in rank order (so every rank gets
   // the same bits), outside the lock: the ranks add on every core at once, where one rank used to
   // sum everything while the others waited, then copied one at a time under the lock.
+  // Fibers run one at a time, so shares buy no parallelism there, only K x K small additions whose
+  // per-call cost dominated at K=256 (65,536 calls for 118,282 floats): rank 0 sums all of it,
+  // K calls, in the same rank order, so the same bits.
   read_peers_then_meet(lock, [&] {
-    const auto [lo, hi] = share_of(rank_, g.size_, tensor.numel());
+    const int shares = g.cooperative_ ? 1 : g.size_;
+    if (rank_ >= shares) return;
+    const auto [lo, hi] = share_of(rank_, shares, tensor.numel());
     if (lo >= hi) return;
     at::Tensor sum = g.shared_.view(-1).narrow(0, lo, hi - lo);
     sum.copy_(g.slots_[0]->view(-1).narrow(0, lo, hi - lo));
@@ -126,7 +145,7 @@ at::Tensor InProcessCommunicator::take(at::Tensor& in, int peer, int tag, const 
   {
     std::unique_lock<std::mutex> lock(g.mutex_);
     auto& box = g.mailboxes_[{peer, rank_, tag}];
-    g.inbox_changed_[static_cast<size_t>(rank_)].wait(lock, [&] { return !box.empty() || g.aborted_; });
+    g.wait(lock, g.inbox_changed_[static_cast<size_t>(rank_)], [&] { return !box.empty() || g.aborted_; });
     if (box.empty()) throw_aborted();
     message = std::move(box.front());
     box.pop_front();
@@ -164,7 +183,8 @@ void InProcessCommunicator::exchange(const at::Tensor& out, at::Tensor& in, int 
   at::Tensor later = take(in, peer, tag, &out);
   {
     std::unique_lock<std::mutex> lock(g.mutex_);
-    g.inbox_changed_[static_cast<size_t>(rank_)].wait(lock, [&] { return g.lent_read_[static_cast<size_t>(rank_)] || g.aborted_; });
+    g.wait(lock, g.inbox_changed_[static_cast<size_t>(rank_)],
+           [&] { return g.lent_read_[static_cast<size_t>(rank_)] || g.aborted_; });
     if (!g.lent_read_[static_cast<size_t>(rank_)]) throw_aborted();
   }
   if (later.defined()) in.copy_(later);  // the peer has read `out`: `in` may change now
@@ -175,13 +195,19 @@ void InProcessCommunicator::barrier() {
   group_->arrive_and_wait(lock);
 }
 
-InProcessRanks::InProcessRanks(int size) : size_(size), errors_(static_cast<size_t>(std::max(size, 1))) {
+InProcessRanks::InProcessRanks(int size, RankScheduling scheduling)
+    : size_(size), errors_(static_cast<size_t>(std::max(size, 1))) {
   if (size < 1) throw InputError("in-process ranks: need at least one rank");
+  if (scheduling == RankScheduling::fibers) {
+    fibers_ = std::make_unique<FiberScheduler>(size);
+    return;
+  }
   threads_.reserve(static_cast<size_t>(size - 1));
   for (int r = 1; r < size; ++r) threads_.emplace_back([this, r] { serve(r); });
 }
 
 InProcessRanks::~InProcessRanks() {
+  if (fibers_) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -222,15 +248,21 @@ void InProcessRanks::serve(int rank) {
 void InProcessRanks::run(const std::function<void(Communicator&)>& body) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    group_ = std::make_shared<InProcessGroup>(size_);
+    group_ = std::make_shared<InProcessGroup>(size_, fibers_ != nullptr);
     body_ = &body;
     finished_ = 0;
     for (auto& e : errors_) e = nullptr;
     ++round_;
   }
-  wake_.notify_all();
-  run_rank(0);  // rank 0 on the caller's thread
-  {
+  if (fibers_) {
+    // Grad mode is per thread, and the fibers share this one: set once around them all, so that
+    // each rank's own guard saves and restores the same value whatever order they end in.
+    at::NoGradGuard no_grad;
+    fibers_->run([this](int rank) { run_rank(rank); });
+    body_ = nullptr;
+  } else {
+    wake_.notify_all();
+    run_rank(0);  // rank 0 on the caller's thread
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return finished_ == size_ - 1; });
     body_ = nullptr;
@@ -255,6 +287,8 @@ void InProcessRanks::run(const std::function<void(Communicator&)>& body) {
   if (first) std::rethrow_exception(first);
 }
 
-void run_in_process(int size, const std::function<void(Communicator&)>& body) { InProcessRanks(size).run(body); }
+void run_in_process(int size, const std::function<void(Communicator&)>& body, RankScheduling scheduling) {
+  InProcessRanks(size, scheduling).run(body);
+}
 
 }  // namespace pacer

@@ -12,6 +12,8 @@
 //
 //   pacer::InProcessRanks ranks(4);  // a loop: the same threads for every call
 //   for (int step = 0; step < 1000; ++step) ranks.run([&](pacer::Communicator& comm) { ... });
+//
+//   pacer::InProcessRanks fibers(256, pacer::RankScheduling::fibers);  // the ranks as fibers of this thread
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -24,13 +26,15 @@
 #include <vector>
 
 #include "distributed/communicator.h"
+#include "distributed/fiber_scheduler.h"
 
 namespace pacer {
 
 // The state the ranks of one group share.
 class InProcessGroup {
  public:
-  explicit InProcessGroup(int size);
+  // `cooperative`: the ranks are fibers of one thread (FiberScheduler), which wait by yielding.
+  explicit InProcessGroup(int size, bool cooperative = false);
   int size() const { return size_; }
   void abort();  // wakes every waiting rank with an Error
 
@@ -41,8 +45,13 @@ class InProcessGroup {
   // while another still reads that tensor. Every rank passed the barrier before such a phase, so
   // every rank arrives.
   void arrive_and_wait(std::unique_lock<std::mutex>& lock, bool abortable = true);
+  // Waits, the lock held, until `ready()`: on `condition` (threads), or yielding to the other
+  // fibers with the lock released (cooperative: a fiber that kept it would block them all).
+  template <class Ready>
+  void wait(std::unique_lock<std::mutex>& lock, std::condition_variable& condition, Ready ready);
 
   const int size_;
+  const bool cooperative_;
   std::mutex mutex_;
   std::condition_variable changed_;  // barriers
   // One per rank, notified by a send to that rank only: with a single condition every send woke
@@ -93,14 +102,21 @@ class InProcessCommunicator : public Communicator {
   int rank_;
 };
 
+// How the ranks of InProcessRanks run: each on its own thread (they may compute at once), or as
+// fibers of the calling thread, one at a time, switched without the kernel (the cheaper when the
+// ranks are many for the cores: docs/data_parallel.md, "Virtual workers as fibers"). The results
+// are the same bits either way: each rank runs the same arithmetic on the same operands.
+enum class RankScheduling { threads, fibers };
+
 // `size` ranks on threads that live as long as this object: rank 0 is the caller's thread, the
 // others wait for work. Each run() is a fresh group. Threads are kept rather than started per call
 // because LibTorch re-creates its global thread pool (caffe2's pthreadpool) the first time each
 // new thread runs a parallel kernel: with more than one intra-op thread, a new thread per step cost
-// virtual workers 20x their step time.
+// virtual workers 20x their step time. With RankScheduling::fibers: no threads, `size` fiber
+// stacks kept instead.
 class InProcessRanks {
  public:
-  explicit InProcessRanks(int size);
+  explicit InProcessRanks(int size, RankScheduling scheduling = RankScheduling::threads);
   ~InProcessRanks();  // joins the threads
   InProcessRanks(const InProcessRanks&) = delete;
   InProcessRanks& operator=(const InProcessRanks&) = delete;
@@ -122,9 +138,12 @@ class InProcessRanks {
   bool stopping_ = false;
   std::vector<std::exception_ptr> errors_;
   std::vector<std::thread> threads_;
+  std::unique_ptr<FiberScheduler> fibers_;  // RankScheduling::fibers
 };
 
-// Runs `body` on `size` threads, one per rank of a fresh group, and rethrows the first error.
-void run_in_process(int size, const std::function<void(Communicator&)>& body);
+// Runs `body` on `size` ranks of a fresh group (threads, or fibers of this thread), and rethrows
+// the first error.
+void run_in_process(int size, const std::function<void(Communicator&)>& body,
+                    RankScheduling scheduling = RankScheduling::threads);
 
 }  // namespace pacer

@@ -1,6 +1,7 @@
 #include "train/data_parallel_step.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 
 #include "core/error.h"
@@ -21,7 +22,12 @@ DataParallelStep::DataParallelStep(std::shared_ptr<const DataParallelPlan> plan,
   }
   for (const auto& slice : flat_.slices()) numels_.push_back(slice.numel);
   for (int w = 0; w < k && k > 1; ++w) worker_buffers_.push_back(at::empty_like(flat_.grads()));
-  if (k > 1) ranks_ = std::make_unique<InProcessRanks>(k);
+  // One intra-op thread: the rank threads could not compute at once anyway, and switching between
+  // K of them through the kernel cost more than the combination (docs/data_parallel.md, "Virtual
+  // workers as fibers").
+  if (k > 1)
+    ranks_ = std::make_unique<InProcessRanks>(k, at::get_num_threads() == 1 ? RankScheduling::fibers
+                                                                            : RankScheduling::threads);
   if (!plan_->communicator) solo_ = std::make_unique<InProcessCommunicator>(std::make_shared<InProcessGroup>(1), 0);
 }
 
