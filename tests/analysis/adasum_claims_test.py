@@ -63,6 +63,23 @@ class AdasumClaimsTest(unittest.TestCase):
             claims, _ = run(root, "adam")
             self.assertEqual(claims[0]["verdict"], "holds in part")
 
+    def test_the_two_conditions_count_only_when_one_series_meets_both(self):
+        with tempfile.TemporaryDirectory() as root:
+            # Adasum of gradients scales further (B_max 1024 against 256) but its seeds overlap the
+            # mean's; Adasum of steps scales no further but needs fewer steps: holds in part, and
+            # the report says that taking the conditions from different series would read "holds".
+            write_series(root, "lamb", "mean", [800, 420, 450, 440, 430], [100, 102, 98, 101, 99])
+            write_series(root, "lamb", "adasum", [800, 400, 200, 190, 150], [99, 101, 100, 98, 102])
+            write_series(root, "lamb", "adasum-delta", [800, 420, 450, 440, 400], [80, 82, 81, 79, 83])
+            claims, out = run(root, "lamb")
+            self.assertEqual(claims[0]["verdict"], "holds in part")
+            self.assertTrue(claims[0]["conditions_met_by_different_series"])
+            self.assertIn("would read holds", out)
+            by_series = {s["series"]: s for s in claims[0]["series"]}
+            self.assertTrue(by_series["lamb+adasum"]["wider"])
+            self.assertFalse(by_series["lamb+adasum"]["fewer"])
+            self.assertTrue(by_series["lamb+adasum-delta"]["fewer"])
+
     def test_overlapping_seeds_and_equal_scaling_do_not_hold_and_a_missed_smallest_batch_moves_b0(self):
         with tempfile.TemporaryDirectory() as root:
             # Neither series reaches at 128; B0 is 256 for both; the seeds overlap at 2048.
