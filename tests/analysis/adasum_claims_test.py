@@ -25,9 +25,9 @@ def write_series(root, optimizer, combine, steps, replicated, lr=0.01):
         json.dump({"workload": "fmnist_mlp", "goal": {"metric": "validation/accuracy", "value": 0.88,
                                                       "higher_is_better": True},
                    "series": [{"name": f"{optimizer}+{combine}", "algorithm": optimizer, "batch_sizes": rows}]}, f)
-    with open(os.path.join(folder, "replicated", "replicated.json"), "w") as f:
+    with open(os.path.join(folder, "replicated", "replicated.json"), "w") as f:  # None: nothing to replicate at 2048
         json.dump({"results": [{"series": f"{optimizer}+{combine}", "batch_size": 2048,
-                                "steps_per_seed": replicated}]}, f)
+                                "steps_per_seed": replicated}] if replicated is not None else []}, f)
 
 
 def run(root, optimizers, spaces=None):
@@ -79,6 +79,30 @@ class AdasumClaimsTest(unittest.TestCase):
             self.assertTrue(by_series["lamb+adasum"]["wider"])
             self.assertFalse(by_series["lamb+adasum"]["fewer"])
             self.assertTrue(by_series["lamb+adasum-delta"]["fewer"])
+
+    def test_a_series_whose_study_never_reached_at_the_largest_batch_counts_as_infinitely_many_steps(self):
+        with tempfile.TemporaryDirectory() as root:
+            # LAMB+Adasum of steps never reached the goal at 2048 in its study (nothing replicated):
+            # infinitely many steps, so neither claim can hold through it (it used to read "not yet
+            # measured"); Adasum of gradients, which reached where the mean never did, has ratio 0.
+            write_series(root, "lamb", "mean", [800, 420, 450, 440, None], None)
+            write_series(root, "lamb", "adasum", [800, 400, 450, 440, 430], [70, 72, 71, 69, 73])
+            write_series(root, "lamb", "adasum-delta", [800, 420, 450, 440, None], None)
+            claims, out = run(root, "lamb")
+            by_series = {s["series"]: s for s in claims[0]["series"]}
+            self.assertEqual(by_series["lamb+adasum"]["ratio"], [0.0, 0.0, 0.0])
+            self.assertTrue(by_series["lamb+adasum"]["fewer"])
+            self.assertIsNone(by_series["lamb+adasum-delta"]["ratio"])  # neither reached: no ratio
+            self.assertIn("none: neither reached the goal at 2048", out)
+            self.assertEqual(claims[1]["verdict"], "does not hold here")
+        with tempfile.TemporaryDirectory() as root:
+            write_series(root, "lamb", "mean", [800, 420, 450, 440, 430], [100, 102, 98, 101, 99])
+            write_series(root, "lamb", "adasum-delta", [800, 420, 450, 440, None], None)
+            claims, out = run(root, "lamb")
+            self.assertEqual(claims[1]["verdict"], "does not hold here")
+            self.assertEqual(claims[1]["ratio"][0], float("inf"))
+            self.assertEqual(claims[0]["verdict"], "does not hold here")
+            self.assertIn("inf (inf-inf) at 2048", out)
 
     def test_overlapping_seeds_and_equal_scaling_do_not_hold_and_a_missed_smallest_batch_moves_b0(self):
         with tempfile.TemporaryDirectory() as root:

@@ -55,13 +55,18 @@ def median_steps(values):
 
 
 def ratio_interval(num, den, rng):
-    """Median ratio of two sets of replicated steps, with a 95% percentile bootstrap interval."""
+    """Median ratio of two sets of replicated steps, with a 95% percentile bootstrap interval.
+
+    None when neither ever reached the goal (no ratio); infinite when only `num` never did.
+    """
+    if median_steps(num) == math.inf and median_steps(den) == math.inf:
+        return None
     point = median_steps(num) / median_steps(den)
     draws = []
     for _ in range(BOOTSTRAP):
         a = median_steps(rng.choice(num) for _ in num)
         b = median_steps(rng.choice(den) for _ in den)
-        draws.append(math.inf if b == 0 else a / b)
+        draws.append(math.inf if b == 0 or (a == math.inf and b == math.inf) else a / b)
     draws.sort()
     return point, draws[int(0.025 * BOOTSTRAP)], draws[int(0.975 * BOOTSTRAP) - 1]
 
@@ -97,6 +102,14 @@ def fmt(x):
     if isinstance(x, int) or float(x).is_integer():
         return str(int(x))
     return f"{x:.3g}"
+
+
+def fmt_ratio(r, batch_size):
+    """A ratio with its interval; "inf" where the numerator never reached the goal; "none" where neither did."""
+    if r is None:
+        return f"none: neither reached the goal at {batch_size}"
+    show = lambda x: "inf" if x == math.inf else fmt(x)
+    return f"{show(r[0])} ({show(r[1])}-{show(r[2])}) at {batch_size}"
 
 
 def plot(series, path):
@@ -172,6 +185,19 @@ def main():
             print(f"adasum_claims.py: {a.dir}/{o}: no series {o}+mean yet, no verdict", file=sys.stderr)
             continue
         largest = max(r["batch_size"] for r in mean["batch_sizes"])
+        seeds = max((len(v) for v in replicated.values()), default=5)
+
+        def steps_at(name, batch_size):
+            """The replicated seeds' steps; for a batch size whose study never reached the goal (so
+            nothing to replicate), that many seeds that never reached: infinitely many steps, as
+            the definitions count a seed that never reached."""
+            if (name, batch_size) in replicated:
+                return replicated[(name, batch_size)]
+            row = next((r for r in series[name]["batch_sizes"] if r["batch_size"] == batch_size), None)
+            if row is not None and row["steps_to_result"] is None:
+                return [None] * seeds
+            return None
+
         b_max = {name: largest_nearly_perfect(s["batch_sizes"]) for name, s in series.items()}
         for name, s in sorted(series.items()):
             for r in sorted(s["batch_sizes"], key=lambda r: r["batch_size"]):
@@ -188,10 +214,10 @@ def main():
             name = f"{o}+{combine}"
             if name not in series:
                 continue
-            num, den = replicated.get((name, largest)), replicated.get((o + "+mean", largest))
+            num, den = steps_at(name, largest), steps_at(o + "+mean", largest)
             ratio = ratio_interval(num, den, rng) if num and den else None
             verdict_rows.append({"series": name, "b_max": b_max[name], "mean_b_max": b_max[o + "+mean"],
-                                 "batch_size": largest, "ratio": ratio})
+                                 "batch_size": largest, "ratio": ratio, "measured": bool(num and den)})
         # Per series, as the definition reads ("an Adasum series has B_max above the mean's and its
         # ratio ..."): the claim holds when one series meets both conditions. Until 2026-12-07 the
         # code took the two conditions from any series each; where that reading differs it is
@@ -203,7 +229,7 @@ def main():
         either = any(v["wider"] or v["fewer"] for v in verdict_rows)
         verdict = "holds" if both else "holds in part" if either else "does not hold here"
         across = any(v["wider"] for v in verdict_rows) and any(v["fewer"] for v in verdict_rows)
-        if not any(v["ratio"] for v in verdict_rows):
+        if not any(v["measured"] for v in verdict_rows):
             verdict = "not yet measured (no replications)"
         claim = {"claim": f"Adasum scales {o} to larger batches than the mean", "optimizer": o,
                  "series": verdict_rows, "verdict": verdict}
@@ -211,16 +237,19 @@ def main():
             claim["conditions_met_by_different_series"] = True
         claims.append(claim)
         if o == "lamb":
-            num, den = replicated.get(("lamb+adasum-delta", largest)), replicated.get(("lamb+mean", largest))
+            num = steps_at("lamb+adasum-delta", largest) if "lamb+adasum-delta" in series else None
+            den = steps_at("lamb+mean", largest)
             r = ratio_interval(num, den, rng) if num and den else None
-            if r is None:
+            if not (num and den):
                 v = "not yet measured (no replications)"
+            elif r is None:
+                v = "does not hold here"  # neither reached the goal: no fewer steps to speak of
             elif r[2] < 1:
                 v = "holds" if r[0] <= 0.8 else "holds in part"
             else:
                 v = "does not hold here"
             claims.append({"claim": "LAMB with Adasum needs 20-30% fewer steps than LAMB alone", "optimizer": o,
-                           "batch_size": largest, "ratio": r, "verdict": v})
+                           "batch_size": largest, "ratio": r, "measured": bool(num and den), "verdict": v})
     with open(os.path.join(a.dir, "claims.json"), "w") as f:
         json.dump({"bootstrap": BOOTSTRAP, "seed": SEED, "claims": claims}, f, indent=2, default=str)
     plot(all_series, os.path.join(a.dir, "steps_vs_batch_size.svg"))
@@ -234,14 +263,14 @@ def main():
         if "series" in c:
             for v in c["series"]:
                 r = v["ratio"]
-                ratio = f"{fmt(r[0])} ({fmt(r[1])}-{fmt(r[2])}) at {v['batch_size']}" if r else "-"
+                ratio = fmt_ratio(r, v["batch_size"]) if v["measured"] else "-"
                 print(f"| {c['claim']} | {v['series']} | {fmt(v['b_max'])} ({fmt(v['mean_b_max'])}) | {ratio} | {c['verdict']} |")
             if c.get("conditions_met_by_different_series"):
                 print(f"| {c['claim']} | (reading of the first code) | one series scales further, the other needs "
                       f"fewer steps | | would read holds |")
         else:
             r = c["ratio"]
-            ratio = f"{fmt(r[0])} ({fmt(r[1])}-{fmt(r[2])}) at {c['batch_size']}" if r else "-"
+            ratio = fmt_ratio(r, c["batch_size"]) if c.get("measured", r is not None) else "-"
             print(f"| {c['claim']} | lamb+adasum-delta | - | {ratio} | {c['verdict']} |")
 
 
