@@ -104,6 +104,23 @@ class AdasumClaimsTest(unittest.TestCase):
             self.assertEqual(claims[0]["verdict"], "does not hold here")
             self.assertIn("inf (inf-inf) at 2048", out)
 
+    def test_the_ratio_at_every_batch_size_beside_the_verdicts(self):
+        ratios = os.path.join(os.path.dirname(SCRIPT), "adasum_ratios_by_batch.py")
+        with tempfile.TemporaryDirectory() as root:
+            for o in ("momentum", "adam", "lamb"):
+                write_series(root, o, "mean", [800, 420, 450, 440, 430], [100, 102, 98, 101, 99])
+                write_series(root, o, "adasum", [800, 400, 200, 190, 150], [70, 72, 71, 69, 73])
+                write_series(root, o, "adasum-delta", [800, 420, 450, 440, None], None)
+            done = subprocess.run([sys.executable, ratios, root], capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            row = next(line for line in done.stdout.splitlines() if line.startswith("| lamb+adasum |"))
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            self.assertEqual(cells[5], "0.71 (0.69-0.73)")  # 2048: 71 / 100, seeds 69-73 over 98-102
+            self.assertEqual(cells[1], "-")  # nothing replicated at 128
+            failed = subprocess.run([sys.executable, ratios, os.path.join(root, "none")], capture_output=True, text=True)
+            self.assertEqual(failed.returncode, 2)
+            self.assertIn("replicated.json", failed.stderr)
+
     def test_overlapping_seeds_and_equal_scaling_do_not_hold_and_a_missed_smallest_batch_moves_b0(self):
         with tempfile.TemporaryDirectory() as root:
             # Neither series reaches at 128; B0 is 256 for both; the seeds overlap at 2048.

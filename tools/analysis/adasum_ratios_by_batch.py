@@ -14,17 +14,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from adasum_claims import SEED, ratio_interval  # noqa: E402
 
 
+def fail(message):
+    print("adasum_ratios_by_batch.py: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
 def replicated(path):
     try:
         with open(path) as f:
             return {r["batch_size"]: r["steps_per_seed"] for r in json.load(f)["results"]}
     except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"adasum_ratios_by_batch.py: {path}: {e}")
+        fail(f"{path}: {e}")
 
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: adasum_ratios_by_batch.py EXPERIMENT_DIR")
+        fail("usage: adasum_ratios_by_batch.py EXPERIMENT_DIR")
     root = sys.argv[1]
     rng = random.Random(SEED)
     print("| series | " + " | ".join(str(128 << i) for i in range(8)) + " |")
