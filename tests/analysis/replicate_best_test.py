@@ -23,6 +23,9 @@ import tempfile
 FAKE_PACER = r'''#!/usr/bin/env python3
 import json, os, signal, sys, time
 args = sys.argv[1:]
+if "--help" in args:  # a pacer with `run --goal` (FAKE_PACER_GOAL=1) or an older one
+    print("--goal FLOAT" if os.environ.get("FAKE_PACER_GOAL") == "1" else "--seed INT")
+    sys.exit(0)
 out = args[args.index("--out") + 1]
 seed = int(args[args.index("--seed") + 1])
 log = open(os.environ["FAKE_PACER_LOG"], "a")
@@ -41,6 +44,10 @@ slow = os.environ.get("FAKE_PACER_SLOW") == "1"
 with open(os.path.join(out, "eval_measurements.csv"), "w") as f:
     f.write("global_step,validation/accuracy\n10,0.5\n%d,0.9\n" % (20 + seed))
     f.flush()
+    if "--goal" in args:  # pacer run --goal: ends at the first eval past it
+        log.write(f"seed {seed} goal {args[args.index('--goal') + 1]} {args[args.index('--metric') + 1]}\n")
+        finish("not_reached")
+        sys.exit(0)
     if slow:
         for step in range(30, 200):
             time.sleep(0.05)
@@ -58,8 +65,8 @@ def write_seed(folder, status, reached_at, accuracy=0.95):
         json.dump({"status": status, "stop_reason": "interrupted" if status == "interrupted" else "max_steps"}, f)
 
 
-def replicate(root, tmp, pacer, study, out, log, *extra, slow=False):
-    env = dict(os.environ, FAKE_PACER_LOG=log, FAKE_PACER_SLOW="1" if slow else "0")
+def replicate(root, tmp, pacer, study, out, log, *extra, slow=False, goal=False):
+    env = dict(os.environ, FAKE_PACER_LOG=log, FAKE_PACER_SLOW="1" if slow else "0", FAKE_PACER_GOAL="1" if goal else "0")
     return subprocess.run([sys.executable, os.path.join(root, "tools", "analysis", "replicate_best.py"), study,
                            "--pacer", pacer, "--seeds", "3", "--out", out, *extra],
                           env=env, capture_output=True, text=True)
@@ -115,6 +122,22 @@ def main():
                             f"(interrupted after crossing it) read; got {calls}")
         if steps != [9, 22, 23]:
             problems.append(f"--stop-at-goal: expected steps [9, 22, 23], got {steps}")
+
+        # 2b. --stop-at-goal with a pacer that has `run --goal`: the goal is passed and the run ends
+        # there by itself, no interrupt.
+        out = os.path.join(study, "own_goal")
+        log = os.path.join(tmp, "own_goal.log")
+        done = replicate(root, tmp, pacer, study, out, log, "--stop-at-goal", slow=True, goal=True)
+        if done.returncode != 0:
+            print(done.stderr)
+            return 1
+        calls = open(log).read().split("\n")[:-1]
+        steps = json.load(open(os.path.join(out, "replicated.json")))["results"][0]["steps_per_seed"]
+        want = [line for s in (1, 2, 3) for line in (f"seed {s}", f"seed {s} goal 0.88 validation/accuracy")]
+        if calls != want:
+            problems.append(f"--stop-at-goal with run --goal: expected {want}, got {calls}")
+        if steps != [21, 22, 23]:
+            problems.append(f"--stop-at-goal with run --goal: expected steps [21, 22, 23], got {steps}")
 
         # 3. --only-batch-sizes leaves out the others: nothing to run, nothing replicated.
         done = replicate(root, tmp, pacer, study, os.path.join(study, "none"), log, "--only-batch-sizes", "256")

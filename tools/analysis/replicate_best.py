@@ -22,7 +22,9 @@ goal, instead of training on to --max-steps: what is measured, the first eval pa
 already written, and the run is deterministic on one machine (one thread, the same seed), so the
 rows up to it are those of a run to the end (docs/data_parallel.md says how that was checked).
 With it, a seed whose run was interrupted after its evals crossed the goal counts as finished too;
-one interrupted before is run again.
+one interrupted before is run again. A pacer that has `pacer run --goal` (since 2026-12-07) is
+given the goal instead and ends the run itself at the same eval (no signal); an older one, such
+as issue 62's frozen binary, is interrupted as above.
 
 Series names follow `pacer scale`: ALGORITHM[+COMBINE[-delta]]. Writes OUT/replicated.json and a
 Markdown table on standard output.
@@ -78,6 +80,15 @@ def crossed_goal(folder, metric, goal, higher):
         return first_step_better(list(csv.DictReader(lines)), metric, goal, higher)
     except (OSError, KeyError, ValueError):
         return None
+
+
+def runs_to_a_goal(pacer):
+    """Whether this pacer's `run` takes --goal/--metric (it then stops at the goal by itself)."""
+    try:
+        done = subprocess.run([pacer, "run", "--help"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--goal" in done.stdout
 
 
 def run_until_goal(cmd, folder, metric, goal, higher, poll_sec=0.5):
@@ -141,6 +152,7 @@ def main():
     results = []
     only = set(a.only.split(",")) if a.only else None
     only_batch_sizes = a.only_batch_sizes
+    own_goal = a.stop_at_goal and runs_to_a_goal(a.pacer)
     for series in report["series"]:
         if only is not None and series["name"] not in only:
             continue
@@ -173,7 +185,11 @@ def main():
                     if os.path.isdir(folder):  # an interrupted seed: its partial files are replaced
                         for name in os.listdir(folder):
                             os.remove(os.path.join(folder, name))
-                    if a.stop_at_goal:
+                    if own_goal:  # the run ends at the first eval past the goal by itself
+                        done = subprocess.run(cmd + ["--goal", repr(value), "--metric", metric],
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                        code, err, stopped = done.returncode, done.stderr, False
+                    elif a.stop_at_goal:
                         code, err, stopped = run_until_goal(cmd, folder, metric, value, higher)
                     else:
                         done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
