@@ -37,9 +37,8 @@ class FiberScheduler {
   // Whether the calling code runs on a fiber of some scheduler's run().
   static bool on_fiber();
 
-  struct Fiber;  // its stack and context (fiber_scheduler.cpp)
-
  private:
+  struct Fiber;  // its stack and context (fiber_scheduler.cpp)
   void switch_to(int fiber);
   static void entry();
 

@@ -44,6 +44,8 @@ def main():
               "one digit")
         check([whole, empty], 1, "no rows to compare", "an empty log")
         check([whole, os.path.join(tmp, "missing")], 2, "eval_measurements.csv", "a missing run")
+        check(["--whole", whole, stopped], 1, "3 and 2 rows", "--whole: a prefix is not the whole run")
+        check(["--whole", whole, whole], 0, "3 rows identical", "--whole: the same run")
         check([whole], 2, "usage", "an odd number of folders")
     for f in failures:
         print("FAIL:", f)

@@ -31,26 +31,11 @@ compare() {
       "$@" --out "$out/$side/$w/$tag" > "$out/$side.$w.$tag.log" 2>&1 || echo "numerics_check: $side $w $tag failed (see $out/$side.$w.$tag.log)"
   done
   runs=$((runs + 1))
-  if ! /usr/bin/python3 - "$out/old/$w/$tag/eval_measurements.csv" "$out/new/$w/$tag/eval_measurements.csv" <<'PY'
-import csv, sys
-def rows(path):
-    with open(path) as f:
-        return [{k: v for k, v in r.items() if "time" not in k and k not in ("total_duration", "score")}
-                for r in csv.DictReader(f)]
-try:
-    a, b = rows(sys.argv[1]), rows(sys.argv[2])
-except FileNotFoundError as e:
-    print("  missing:", e.filename); sys.exit(1)
-if a != b:
-    for i, (x, y) in enumerate(zip(a, b)):
-        diff = {k: (x.get(k), y.get(k)) for k in set(x) | set(y) if x.get(k) != y.get(k)}
-        if diff:
-            print("  eval row %d:" % i, dict(list(diff.items())[:3])); break
-    if len(a) != len(b):
-        print("  eval rows: %d and %d" % (len(a), len(b)))
-    sys.exit(1)
-PY
-  then
+  # Every metric of every row equal as written, times left out, the same rows (one comparison for
+  # the project: tools/analysis/same_measurements.py).
+  if ! result=$(/usr/bin/python3 "$(dirname "$0")/../analysis/same_measurements.py" --whole "$out/old/$w/$tag" \
+      "$out/new/$w/$tag" 2>&1); then
+    echo "  $result"
     echo "numerics_check: $w x $tag DIFFERS"
     differ=$((differ + 1))
   fi
